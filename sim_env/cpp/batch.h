@@ -1,0 +1,79 @@
+// N independent games stepped on a persistent thread pool, writing into caller-visible
+// buffers (EnvPool-style): state, rewards and flags live in arrays that Python sees as numpy
+// views, so a step copies nothing across the language boundary.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "game.h"
+
+namespace qwop {
+
+struct BatchBuffers {
+  std::vector<double> state;        // (N, 12, 6) state after the step (after auto-reset)
+  std::vector<double> final_state;  // (N, 12, 6) state at the end of an episode that ended
+  std::vector<double> reward;       // (N,) torso progress in metres over the step
+  std::vector<double> score;        // (N,) game score (m) after the step
+  std::vector<double> score_time;   // (N,) game time (s) after the step
+  std::vector<double> distance;     // (N,) torso centre x / 10 (m) after the step
+  std::vector<double> final_score;  // (N,) score at the end of an episode that ended
+  std::vector<double> final_time;   // (N,) game time at the end of an episode that ended
+  std::vector<uint8_t> terminated;  // (N,) game ended (fall or finish) in this step
+  std::vector<uint8_t> truncated;   // (N,) time limit reached in this step
+  std::vector<uint8_t> fallen;      // (N,) flags of the episode's last update
+  std::vector<uint8_t> jump_landed;
+  std::vector<int32_t> episode_updates;  // (N,) updates in the current episode
+  std::vector<int32_t> keys;        // (N,) key masks for the next step (input)
+};
+
+class BatchSim {
+ public:
+  BatchSim(int num_envs, int num_threads, int frame_skip, double time_limit_s);
+  ~BatchSim();
+  BatchSim(const BatchSim&) = delete;
+  BatchSim& operator=(const BatchSim&) = delete;
+
+  // Steps every env with buffers.keys (validated by the caller), then auto-resets the
+  // envs whose episode ended, writing the final state into final_state first.
+  void step();
+  void reset_all();
+  void reset_env(int i);
+
+  int num_envs() const { return n_; }
+  int num_threads() const { return threads_; }
+  int frame_skip() const { return frame_skip_; }
+  double time_limit() const { return time_limit_; }
+  Game& game(int i) { return games_[i]; }
+  BatchBuffers& buffers() { return buf_; }
+  size_t bytes_per_env() const;
+
+ private:
+  void run_range(int begin, int end, StepScratch& scratch);
+  void worker(int index);
+  void write_state(int i);
+
+  int n_, threads_, frame_skip_;
+  double time_limit_;
+  int max_updates_;
+  std::unique_ptr<Game[]> games_;
+  std::unique_ptr<Game> initial_;
+  std::vector<std::unique_ptr<StepScratch>> scratch_;
+  BatchBuffers buf_;
+
+  std::vector<std::thread> pool_;
+  std::mutex mu_;
+  std::condition_variable cv_start_, cv_done_;
+  uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stop_ = false;
+  std::atomic<int> next_chunk_{0};
+  int chunk_ = 1;
+};
+
+}  // namespace qwop

@@ -1,0 +1,404 @@
+// Rigid-body engine that reproduces the physics engine inside the original QWOP
+// (a Box2D 2.1a-lineage port with a Box2D 2.0 force-based revolute joint).
+//
+// Written from ../shared/qwop-reference/ENGINE.md. Every formula keeps the operation
+// order of the original because the game is chaotic: one changed rounding grows to a
+// different run within a few hundred updates. Build with -ffp-contract=off and without
+// fast-math.
+//
+// Layout: all state lives in fixed-capacity arrays addressed by int indices, so a World
+// is trivially copyable (snapshot = memcpy) and needs no heap. Linked lists (bodies,
+// joints, contacts, edges) are kept exactly as the original keeps them (prepend order),
+// because list order decides island order, solver order and contact order.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "trig.h"
+
+namespace qwop {
+
+constexpr int kMaxBodies = 24;
+constexpr int kMaxJoints = 16;
+constexpr int kMaxContacts = 96;
+constexpr int kMaxNodes = 64;
+constexpr int kMaxMoveBuffer = 96;
+constexpr int kMaxPairs = 512;
+constexpr int kNull = -1;
+
+// ---- settings (ENGINE.md section 1) ----
+namespace settings {
+constexpr double kPi = 3.141592653589793;
+constexpr double kAabbExtension = 0.1;
+constexpr double kAabbMultiplier = 2.0;
+constexpr double kLinearSlop = 0.005;
+constexpr double kVelocityThreshold = 1.0;
+constexpr double kMaxLinearCorrection = 0.2;
+constexpr double kMaxTranslation = 2.0;
+constexpr double kMaxTranslationSquared = 4.0;
+constexpr double kContactBaumgarte = 1.0;
+constexpr double kTimeToSleep = 0.5;
+constexpr double kLinearSleepTolerance = 0.01;
+// Evaluated at run time in the same expression order as the original.
+extern const double kAngularSlop;
+extern const double kMaxAngularCorrection;
+extern const double kMaxRotation;
+extern const double kMaxRotationSquared;
+extern const double kAngularSleepTolerance;
+}  // namespace settings
+
+struct Vec2 {
+  double x, y;
+};
+
+// 2x2 matrix stored by columns.
+struct Mat22 {
+  Vec2 col1, col2;
+  void set_angle(double angle) {
+    const double c = trig::cos(angle);
+    const double s = trig::sin(angle);
+    col1.x = c;
+    col2.x = -s;
+    col1.y = s;
+    col2.y = c;
+  }
+};
+
+struct Transform {
+  Vec2 position;
+  Mat22 R;
+};
+
+struct Sweep {
+  Vec2 localCenter, c0, c;
+  double a0, a, t0;
+};
+
+struct AABB {
+  Vec2 lower, upper;
+};
+
+enum BodyType : int32_t { kStaticBody = 0, kKinematicBody = 1, kDynamicBody = 2 };
+
+// Body flags as the original numbers them (visible in the detail traces).
+enum BodyFlags : uint32_t {
+  kBodyIsland = 0x0001,
+  kBodyAwake = 0x0002,
+  kBodyAllowSleep = 0x0004,
+  kBodyBullet = 0x0008,
+  kBodyFixedRotation = 0x0010,
+  kBodyActive = 0x0020,
+};
+
+enum ContactFlags : uint32_t {
+  kContactSensor = 0x0001,
+  kContactContinuous = 0x0002,
+  kContactIsland = 0x0004,
+  kContactToi = 0x0008,
+  kContactTouching = 0x0010,
+  kContactEnabled = 0x0020,
+  kContactFilter = 0x0040,
+};
+
+enum ManifoldType : int32_t { kManifoldUnset = -1, kManifoldCircles = 0, kManifoldFaceA = 1, kManifoldFaceB = 2 };
+
+struct PolygonShape {
+  Vec2 vertices[4];
+  Vec2 normals[4];
+  Vec2 centroid;
+  double radius;
+  void set_as_box(double hx, double hy);
+  void compute_aabb(AABB& out, const Transform& xf) const;
+  void compute_mass(double density, double& mass, Vec2& center, double& inertia) const;
+};
+
+struct Filter {
+  uint16_t categoryBits;
+  uint16_t maskBits;
+  int16_t groupIndex;
+};
+
+// The game gives every body at most one fixture, so the fixture lives inside its body.
+struct Fixture {
+  PolygonShape shape;
+  AABB aabb;  // swept AABB from the last synchronize (tight + radius)
+  double density, friction, restitution;
+  Filter filter;
+  int32_t proxy;  // tree node index (== node id), or kNull
+  bool present;
+  bool isSensor;
+};
+
+struct BodyDef {
+  int32_t type = kStaticBody;
+  Vec2 position{0, 0};
+  double angle = 0;
+  bool awake = true;
+  bool allowSleep = true;
+  bool fixedRotation = false;
+  bool bullet = false;
+  bool active = true;
+  double linearDamping = 0;
+  double angularDamping = 0;
+  double inertiaScale = 1;
+  int32_t userData = kNull;
+};
+
+struct FixtureDef {
+  double hx = 0, hy = 0;  // setAsBox half extents
+  double friction = 0.2;
+  double restitution = 0;
+  double density = 0;
+  Filter filter{1, 0xFFFF, 0};
+  bool isSensor = false;
+};
+
+// Edges are addressed as owner*2 + side (side 0 = A, 1 = B).
+struct Edge {
+  int32_t other;  // body index
+  int32_t prev, next;  // edge codes
+};
+
+struct Body {
+  Transform xf;
+  Sweep sweep;
+  Vec2 linearVelocity;
+  double angularVelocity;
+  Vec2 force;
+  double torque;
+  double sleepTime;
+  double mass, invMass, I, invI;
+  double inertiaScale, linearDamping, angularDamping;
+  Fixture fixture;
+  uint32_t flags;
+  int32_t type;
+  int32_t prev, next;  // world body list
+  int32_t jointList;   // joint edge code or kNull
+  int32_t contactList; // contact edge code or kNull
+  int32_t userData;
+  int32_t islandIndex;
+  bool inUse;
+};
+
+struct RevoluteJointDef {
+  int32_t bodyA = kNull, bodyB = kNull;
+  Vec2 localAnchorA{0, 0}, localAnchorB{0, 0};
+  double referenceAngle = 0;
+  bool enableLimit = false;
+  double lowerAngle = 0, upperAngle = 0;
+  bool enableMotor = false;
+  double maxMotorTorque = 0, motorSpeed = 0;
+  bool collideConnected = false;
+};
+
+enum LimitState : int32_t { kInactiveLimit = 0, kAtLowerLimit = 1, kAtUpperLimit = 2, kEqualLimits = 3 };
+
+// Box2D 2.0 force-based revolute joint (ENGINE.md section 14b).
+struct RevoluteJoint {
+  Mat22 pivotMass;
+  Vec2 localAnchor1, localAnchor2;
+  Vec2 pivotForce;
+  double referenceAngle;
+  double motorForce, limitForce, limitPositionImpulse;
+  double lowerAngle, upperAngle;
+  double maxMotorTorque, motorSpeed;
+  double motorMass;
+  Edge edgeA, edgeB;
+  int32_t bodyA, bodyB;
+  int32_t prev, next;  // world joint list
+  int32_t limitState;
+  bool enableLimit, enableMotor;
+  bool collideConnected;
+  bool islandFlag;
+  bool inUse;
+};
+
+struct ManifoldPoint {
+  Vec2 localPoint;
+  double normalImpulse, tangentImpulse;
+  uint32_t id;  // referenceEdge | incidentEdge<<8 | incidentVertex<<16 | flip<<24
+};
+
+struct Manifold {
+  ManifoldPoint points[2];
+  Vec2 localPlaneNormal;
+  Vec2 localPoint;
+  int32_t type;
+  int32_t pointCount;
+};
+
+struct WorldManifold {
+  Vec2 normal;
+  Vec2 points[2];
+};
+
+struct Contact {
+  Manifold manifolds[2];
+  Edge nodeA, nodeB;
+  uint32_t flags;
+  int32_t bodyA, bodyB;  // each body owns exactly one fixture
+  int32_t prev, next;    // world contact list
+  int32_t current;       // index of the current manifold; the other is the old one
+  bool inUse;
+  Manifold& manifold() { return manifolds[current]; }
+  const Manifold& manifold() const { return manifolds[current]; }
+  Manifold& old_manifold() { return manifolds[current ^ 1]; }
+};
+
+struct TreeNode {
+  AABB aabb;
+  int32_t userData;  // body index for leaves, kNull for internal nodes
+  int32_t parent;    // doubles as the free-list link
+  int32_t child1, child2;
+  bool is_leaf() const { return child1 == kNull; }
+};
+
+// Node index == node id: a new node takes the next id, a recycled one keeps its id.
+struct DynamicTree {
+  TreeNode nodes[kMaxNodes];
+  int32_t root;
+  int32_t freeList;
+  int32_t nodeCount;  // nodes ever allocated (the id counter)
+};
+
+struct Pair {
+  int32_t proxyA, proxyB;
+};
+
+// Receives contact begin events (fired inside step, before solving).
+class ContactListener {
+ public:
+  virtual void begin_contact(class World& world, int32_t contact) = 0;
+
+ protected:
+  ~ContactListener() = default;
+};
+
+// Scratch space for solving one island; not part of the world state.
+struct ContactConstraintPoint {
+  Vec2 localPoint, rA, rB;
+  double normalImpulse, tangentImpulse;
+  double normalMass, tangentMass, equalizedMass, velocityBias;
+};
+
+struct ContactConstraint {
+  ContactConstraintPoint points[2];
+  Vec2 localPlaneNormal, localPoint, normal;
+  Mat22 normalMass, K;
+  double radius, friction, restitution;
+  int32_t bodyA, bodyB;
+  int32_t contact;
+  int32_t type;
+  int32_t pointCount;
+};
+
+struct StepScratch {
+  int32_t bodies[kMaxBodies];
+  int32_t contacts[kMaxContacts];
+  int32_t joints[kMaxJoints];
+  int32_t stack[kMaxBodies];
+  ContactConstraint constraints[kMaxContacts];
+  Pair pairs[kMaxPairs];
+  int32_t bodyCount, contactCount, jointCount;
+};
+
+struct TimeStep {
+  double dt, inv_dt, dtRatio;
+  int32_t velocityIterations, positionIterations;
+  bool warmStarting;
+};
+
+class World {
+ public:
+  void init(Vec2 gravity, bool allowSleep);
+
+  int32_t create_body(const BodyDef& def);
+  void destroy_body(int32_t b);
+  void create_fixture(int32_t b, const FixtureDef& def);
+  int32_t create_joint(const RevoluteJointDef& def);
+  void destroy_joint(int32_t j);
+
+  void set_position_and_angle(int32_t b, Vec2 p, double angle);
+  void set_position(int32_t b, Vec2 p) { set_position_and_angle(b, p, bodies[b].sweep.a); }
+  void set_angle(int32_t b, double angle) { set_position_and_angle(b, bodies[b].xf.position, angle); }
+  void set_awake(int32_t b, bool flag);
+  void set_bullet(int32_t b, bool flag);
+  void apply_torque(int32_t b, double torque);
+  void set_gravity(Vec2 g) { gravity = g; }
+
+  void step(double dt, int32_t velocityIterations, int32_t positionIterations,
+            ContactListener* listener, StepScratch& scratch);
+
+  void world_manifold(int32_t contact, WorldManifold& out) const;
+
+  // Walk helpers for diagnostics.
+  int32_t body_list() const { return bodyList; }
+  int32_t contact_list() const { return contactList; }
+  int32_t joint_list() const { return jointList; }
+
+  Body bodies[kMaxBodies];
+  RevoluteJoint joints[kMaxJoints];
+  Contact contacts[kMaxContacts];
+  // Destroyed contacts are pooled and reused last-destroyed-first with their stale
+  // manifolds, as the original's factory does (only visible in diagnostics).
+  int32_t contactPool[kMaxContacts];
+  int32_t contactPoolCount;
+  int32_t contactSlotsUsed;
+  DynamicTree tree;
+  int32_t moveBuffer[kMaxMoveBuffer];
+  int32_t moveCount;
+  Vec2 gravity;
+  double inv_dt0;
+  int32_t bodyList, jointList, contactList;
+  int32_t bodyCount, jointCount, contactCount;
+  uint32_t flags;  // kWorldNewFixture | kWorldLocked
+  bool allowSleep;
+  bool warmStarting;
+  bool overflow;  // a capacity was exceeded; the state is no longer trustworthy
+
+  static constexpr uint32_t kWorldNewFixture = 0x0001;
+  static constexpr uint32_t kWorldLocked = 0x0002;
+
+ private:
+  // broad phase
+  int32_t allocate_node();
+  void free_node(int32_t n);
+  void insert_leaf(int32_t leaf);
+  void remove_leaf(int32_t leaf);
+  int32_t create_proxy(const AABB& aabb, int32_t userData);
+  void destroy_proxy(int32_t proxy);
+  void move_proxy(int32_t proxy, const AABB& aabb, Vec2 displacement);
+  void buffer_move(int32_t proxy);
+  void unbuffer_move(int32_t proxy);
+  void find_new_contacts(StepScratch* scratch);
+  void synchronize_fixture(int32_t b, const Transform& xf1, const Transform& xf2);
+  void synchronize_fixtures(int32_t b);
+  void synchronize_transform(int32_t b);
+  void reset_mass_data(int32_t b);
+
+  // contacts
+  void add_pair(int32_t bodyA, int32_t bodyB);
+  void destroy_contact(int32_t c);
+  void collide(ContactListener* listener);
+  void update_contact(int32_t c, ContactListener* listener);
+  bool should_collide(int32_t b, int32_t other) const;
+  void flag_contacts_for_filtering(int32_t bodyA, int32_t bodyB);
+
+  // solver
+  void solve(const TimeStep& step, StepScratch& s);
+  void solve_island(const TimeStep& step, StepScratch& s);
+
+  Edge& joint_edge(int32_t code) { return code & 1 ? joints[code >> 1].edgeB : joints[code >> 1].edgeA; }
+  Edge& contact_edge(int32_t code) { return code & 1 ? contacts[code >> 1].nodeB : contacts[code >> 1].nodeA; }
+};
+
+void collide_polygons(Manifold& manifold, const PolygonShape& polyA, const Transform& xfA,
+                      const PolygonShape& polyB, const Transform& xfB);
+
+// Revolute joint steps (ENGINE.md 14b).
+void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step);
+void joint_solve_velocity(World& w, RevoluteJoint& j, const TimeStep& step);
+bool joint_solve_position(World& w, RevoluteJoint& j);
+
+}  // namespace qwop

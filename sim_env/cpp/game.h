@@ -1,0 +1,78 @@
+// The QWOP game layer on top of the engine: building and resetting the runner, one game
+// update (tiles, head torque, keys to motors, step, camera, score, fall/jump rules, end).
+// Rules from ../shared/qwop-reference/README.md ("One game update, in order").
+#pragma once
+
+#include <cstdint>
+
+#include "engine.h"
+
+namespace qwop {
+
+constexpr int kNumParts = 12;
+constexpr int kNumJoints = 11;
+constexpr int kNumTiles = 3;
+constexpr int kStateColumns = 6;
+
+// Runner parts in trace order (the order of body_state rows).
+enum Part : int32_t {
+  kTorso, kHead, kLeftArm, kLeftCalf, kLeftFoot, kLeftForearm, kLeftThigh,
+  kRightArm, kRightCalf, kRightFoot, kRightForearm, kRightThigh,
+};
+
+// Runner joints in the order of the detail traces (creation order).
+enum JointId : int32_t {
+  kNeck, kRightShoulder, kLeftShoulder, kLeftHip, kRightHip, kLeftElbow, kRightElbow,
+  kLeftKnee, kRightKnee, kLeftAnkle, kRightAnkle,
+};
+
+enum KeyBits : int32_t { kKeyQ = 1, kKeyW = 2, kKeyO = 4, kKeyP = 8 };
+
+// userData codes for the engine bodies (runner parts use their Part value).
+enum UserData : int32_t { kUserTrack = 100, kUserHurdleBase = 101, kUserHurdleTop = 102, kUserBlock = 103, kUserGround = -1 };
+
+extern const char* const kPartNames[kNumParts];
+extern const char* const kJointNames[kNumJoints];
+
+struct GameFlags {
+  bool fallen, gameEnded, jumped, jumpLanded, pause, firstClick;
+};
+
+// One whole game (one browser page). Trivially copyable: a snapshot is its bytes.
+struct Game {
+  World world;
+  int32_t partBody[kNumParts];
+  int32_t joint[kNumJoints];
+  int32_t tile[kNumTiles];
+  int32_t block;
+  int32_t hurdleBase, hurdleTop, hurdleJoint;
+  double cameraX;
+  double scoreTime;
+  double score;
+  GameFlags flags;
+  int32_t keys;  // key mask held during the last update
+  bool runnerExists;
+  int64_t updates;  // updates since page load
+  int64_t resets;   // resets since page load
+
+  // Page loaded, first click made, no update run: the traces' initial state.
+  void load();
+  // One game update with the given key mask held (0..15).
+  void update(int32_t keys, StepScratch& scratch);
+  // R released while `keys` are held: the original's reset(), including its own update.
+  void reset(int32_t keys, StepScratch& scratch);
+
+  const Body& part(int p) const { return world.bodies[partBody[p]]; }
+  // x, y, angle, vx, vy, omega per part in trace order, into out[12*6].
+  void body_state(double* out) const;
+  double distance_m() const { return part(kTorso).sweep.c.x / 10.0; }
+
+ private:
+  void create_player();
+  void end_game();
+  friend struct GameListener;
+};
+
+double js_round(double x);
+
+}  // namespace qwop
