@@ -4,28 +4,56 @@
     sim = sim_env.QwopSim()     # page loaded, first click made, no update run
     sim.update(keys)            # one game update, keys: 1=Q 2=W 4=O 8=P
     out = sim_env.replay(keys)  # a whole run, shaped like a reference trace
+
+Game constants (key bits, time step, finish distance) and the names and order of the
+runner's parts and joints come from the C++ engine, their one source of truth.
 """
 
 from sim_env._core import (
+    FINISH_M,
     GAME_BYTES,
+    HURDLE_M,
     JOINT_NAMES,
     JOINT_PARTS,
     JOINT_REFERENCE_ANGLES,
+    KEY_O,
+    KEY_P,
+    KEY_Q,
+    KEY_W,
     PART_NAMES,
     SNAPSHOT_VERSION,
+    STEP_DT,
+    TRACK_TOP_Y,
+    UNITS_PER_METRE,
+    UPDATE_DT,
+    UPDATES_PER_SECOND,
     BatchSim,
     QwopSim,
     replay,
     replay_session,
 )
 
+STATE_COLUMNS = ("x", "y", "angle", "vx", "vy", "omega")
+
 __all__ = [
+    "FINISH_M",
     "GAME_BYTES",
+    "HURDLE_M",
     "JOINT_NAMES",
     "JOINT_PARTS",
     "JOINT_REFERENCE_ANGLES",
+    "KEY_O",
+    "KEY_P",
+    "KEY_Q",
+    "KEY_W",
     "PART_NAMES",
     "SNAPSHOT_VERSION",
+    "STATE_COLUMNS",
+    "STEP_DT",
+    "TRACK_TOP_Y",
+    "UNITS_PER_METRE",
+    "UPDATES_PER_SECOND",
+    "UPDATE_DT",
     "BatchSim",
     "QwopSim",
     "replay",

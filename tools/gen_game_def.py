@@ -13,12 +13,31 @@ import sys
 from pathlib import Path
 
 TRACE_ORDER = [
-    "torso", "head", "leftArm", "leftCalf", "leftFoot", "leftForearm", "leftThigh",
-    "rightArm", "rightCalf", "rightFoot", "rightForearm", "rightThigh",
+    "torso",
+    "head",
+    "leftArm",
+    "leftCalf",
+    "leftFoot",
+    "leftForearm",
+    "leftThigh",
+    "rightArm",
+    "rightCalf",
+    "rightFoot",
+    "rightForearm",
+    "rightThigh",
 ]
 JOINT_ORDER = [
-    "neck", "rightShoulder", "leftShoulder", "leftHip", "rightHip", "leftElbow",
-    "rightElbow", "leftKnee", "rightKnee", "leftAnkle", "rightAnkle",
+    "neck",
+    "rightShoulder",
+    "leftShoulder",
+    "leftHip",
+    "rightHip",
+    "leftElbow",
+    "rightElbow",
+    "leftKnee",
+    "rightKnee",
+    "leftAnkle",
+    "rightAnkle",
 ]
 
 
@@ -89,21 +108,22 @@ def main(path: str) -> None:
         ang = b.get("angle", d["angle"])
         part = TRACE_ORDER.index(nm) if nm in TRACE_ORDER else -1
         out.append(
-            f'    {{{"nullptr" if nm is None else chr(34) + nm + chr(34)}, {d["type"]}, '
-            f'{num(d["position"][0])}, {num(d["position"][1])}, {str(placed).lower()}, '
+            f"    {{{'nullptr' if nm is None else chr(34) + nm + chr(34)}, {d['type']}, "
+            f"{num(d['position'][0])}, {num(d['position'][1])}, {str(placed).lower()}, "
             f"{num(x)}, {num(y)}, {num(ang)}, {str(bool(b['awake'])).lower()}, "
-            f'{num(hx)}, {num(hy)}, {num(f["density"])}, {num(f["friction"])}, '
-            f'{f["filter"]["categoryBits"]}, {f["filter"]["maskBits"]}, {part}}},'
+            f"{num(hx)}, {num(hy)}, {num(f['density'])}, {num(f['friction'])}, "
+            f"{f['filter']['categoryBits']}, {f['filter']['maskBits']}, {part}}},"
         )
-    out += ["};", "", "// In creation order: the hurdle joint, then the runner's joints.", "inline constexpr JointDef kJoints[] = {"]
-    jnames = ["hurdle"] + JOINT_ORDER
+    out += ["};", "", "// In creation order: the hurdle joint, then the runner's joints."]
+    out += ["inline constexpr JointDef kJoints[] = {"]
+    jnames = ["hurdle", *JOINT_ORDER]
     for nm, j in zip(jnames, joints, strict=True):
         a, b = name_to_index[j["bodyA"]], name_to_index[j["bodyB"]]
         out.append(
             f'    {{"{nm}", {a}, {b}, {num(j["localAnchorA"][0])}, {num(j["localAnchorA"][1])}, '
-            f'{num(j["localAnchorB"][0])}, {num(j["localAnchorB"][1])}, {num(j["referenceAngle"])}, '
-            f'{num(j["lowerAngle"])}, {num(j["upperAngle"])}, {num(j["maxMotorTorque"])}, '
-            f'{str(bool(j["enableMotor"])).lower()}}},'
+            f"{num(j['localAnchorB'][0])}, {num(j['localAnchorB'][1])}, {num(j['referenceAngle'])}, "
+            f"{num(j['lowerAngle'])}, {num(j['upperAngle'])}, {num(j['maxMotorTorque'])}, "
+            f"{str(bool(j['enableMotor'])).lower()}}},"
         )
     out += ["};", "", "}  // namespace qwop::def", ""]
     target = Path(__file__).resolve().parent.parent / "sim_env" / "cpp" / "game_def.h"

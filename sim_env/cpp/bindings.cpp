@@ -430,5 +430,16 @@ PYBIND11_MODULE(_core, m) {
   m.attr("JOINT_REFERENCE_ANGLES") = py::tuple(refs);
   m.attr("JOINT_PARTS") = py::tuple(jparts);
   m.attr("SNAPSHOT_VERSION") = kSnapshotVersion;
+  m.attr("KEY_Q") = int(qwop::kKeyQ);
+  m.attr("KEY_W") = int(qwop::kKeyW);
+  m.attr("KEY_O") = int(qwop::kKeyO);
+  m.attr("KEY_P") = int(qwop::kKeyP);
+  m.attr("UPDATE_DT") = qwop::kUpdateDt;
+  m.attr("UPDATES_PER_SECOND") = 30;
+  m.attr("STEP_DT") = qwop::kStepDt;
+  m.attr("UNITS_PER_METRE") = qwop::kUnitsPerMetre;
+  m.attr("FINISH_M") = qwop::kFinishM;
+  m.attr("HURDLE_M") = qwop::kHurdleM;
+  m.attr("TRACK_TOP_Y") = qwop::kTrackTopY;
   m.attr("GAME_BYTES") = sizeof(Game);
 }

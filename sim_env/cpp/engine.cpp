@@ -38,6 +38,20 @@ inline double b2max(double a, double b) { return a > b ? a : b; }
 inline double b2clamp(double a, double lo, double hi) { return lo > a ? lo : (a > hi ? hi : a); }
 inline double b2abs(double a) { return a > 0 ? a : -a; }
 
+inline bool same_bits(double a, double b) {
+  uint64_t x, y;
+  std::memcpy(&x, &a, 8);
+  std::memcpy(&y, &b, 8);
+  return x == y;
+}
+
+// Sets b.xf.R = R(angle), reusing the stored rotation when the angle is bit-identical.
+inline void set_body_rotation(Body& b, double angle) {
+  if (same_bits(angle, b.xfAngle)) return;
+  b.xf.R.set_angle(angle);
+  b.xfAngle = angle;
+}
+
 inline void aabb_combine(AABB& out, const AABB& a, const AABB& b) {
   out.lower.x = js_min(a.lower.x, b.lower.x);
   out.lower.y = js_min(a.lower.y, b.lower.y);
@@ -177,6 +191,9 @@ int32_t World::create_body(const BodyDef& def) {
   if (def.active) b.flags |= kBodyActive;
   b.xf.position = def.position;
   b.xf.R.set_angle(def.angle);
+  b.xfAngle = def.angle;
+  b.R0 = b.xf.R;
+  b.R0Angle = def.angle;
   b.sweep.localCenter = {0.0, 0.0};
   b.sweep.t0 = 1.0;
   b.sweep.a0 = b.sweep.a = def.angle;
@@ -318,7 +335,7 @@ void World::apply_torque(int32_t bi, double t) {
 void World::set_position_and_angle(int32_t bi, Vec2 p, double angle) {
   if (flags & kWorldLocked) return;
   Body& b = bodies[bi];
-  b.xf.R.set_angle(angle);
+  set_body_rotation(b, angle);
   b.xf.position = p;
   const Mat22& R = b.xf.R;
   const Vec2& lc = b.sweep.localCenter;
@@ -334,7 +351,7 @@ void World::set_position_and_angle(int32_t bi, Vec2 p, double angle) {
 
 void World::synchronize_transform(int32_t bi) {
   Body& b = bodies[bi];
-  b.xf.R.set_angle(b.sweep.a);
+  set_body_rotation(b, b.sweep.a);
   const Mat22& R = b.xf.R;
   const Vec2& lc = b.sweep.localCenter;
   b.xf.position.x = b.sweep.c.x - (R.col1.x * lc.x + R.col2.x * lc.y);
@@ -344,7 +361,11 @@ void World::synchronize_transform(int32_t bi) {
 void World::synchronize_fixtures(int32_t bi) {
   Body& b = bodies[bi];
   Transform xf1;
-  xf1.R.set_angle(b.sweep.a0);
+  if (same_bits(b.sweep.a0, b.R0Angle)) {
+    xf1.R = b.R0;
+  } else {
+    xf1.R.set_angle(b.sweep.a0);
+  }
   const Vec2& lc = b.sweep.localCenter;
   xf1.position.x = b.sweep.c0.x - (xf1.R.col1.x * lc.x + xf1.R.col2.x * lc.y);
   xf1.position.y = b.sweep.c0.y - (xf1.R.col1.y * lc.x + xf1.R.col2.y * lc.y);
@@ -1271,9 +1292,17 @@ void contact_solver_finalize(World& w, StepScratch& s) {
 
 }  // namespace
 
-// Needs synchronize_transform, so it is a member-like free function with access via World.
+inline void sync_transform(World& w, int32_t bi) {
+  Body& b = w.bodies[bi];
+  set_body_rotation(b, b.sweep.a);
+  const Mat22& R = b.xf.R;
+  const Vec2& lc = b.sweep.localCenter;
+  b.xf.position.x = b.sweep.c.x - (R.col1.x * lc.x + R.col2.x * lc.y);
+  b.xf.position.y = b.sweep.c.y - (R.col1.y * lc.x + R.col2.y * lc.y);
+}
+
 struct ContactPositionSolver {
-  static bool solve(World& w, StepScratch& s, double baumgarte, void (*sync)(World&, int32_t)) {
+  static bool solve(World& w, StepScratch& s, double baumgarte) {
     double minSeparation = 0.0;
     for (int32_t i = 0; i < s.contactCount; ++i) {
       ContactConstraint& c = s.constraints[i];
@@ -1334,18 +1363,17 @@ struct ContactPositionSolver {
         bodyA.sweep.c.x -= invMassA * PX;
         bodyA.sweep.c.y -= invMassA * PY;
         bodyA.sweep.a -= invIA * (rAX * PY - rAY * PX);
-        sync(w, c.bodyA);
+        sync_transform(w, c.bodyA);
         bodyB.sweep.c.x += invMassB * PX;
         bodyB.sweep.c.y += invMassB * PY;
         bodyB.sweep.a += invIB * (rBX * PY - rBY * PX);
-        sync(w, c.bodyB);
+        sync_transform(w, c.bodyB);
       }
     }
     return minSeparation > -1.5 * settings::kLinearSlop;
   }
 };
 
-void sync_transform(World& w, int32_t bi);
 
 void World::solve_island(const TimeStep& step, StepScratch& s) {
   for (int32_t i = 0; i < s.bodyCount; ++i) {
@@ -1395,6 +1423,8 @@ void World::solve_island(const TimeStep& step, StepScratch& s) {
     }
     b.sweep.c0 = b.sweep.c;
     b.sweep.a0 = b.sweep.a;
+    b.R0 = b.xf.R;
+    b.R0Angle = b.xfAngle;
     b.sweep.c.x += step.dt * b.linearVelocity.x;
     b.sweep.c.y += step.dt * b.linearVelocity.y;
     b.sweep.a += step.dt * b.angularVelocity;
@@ -1402,7 +1432,7 @@ void World::solve_island(const TimeStep& step, StepScratch& s) {
   }
 
   for (int32_t it = 0; it < step.positionIterations; ++it) {
-    const bool contactsOkay = ContactPositionSolver::solve(*this, s, settings::kContactBaumgarte, sync_transform);
+    const bool contactsOkay = ContactPositionSolver::solve(*this, s, settings::kContactBaumgarte);
     bool jointsOkay = true;
     for (int32_t i = 0; i < s.jointCount; ++i) {
       const bool jointOkay = joint_solve_position(*this, joints[s.joints[i]]);
@@ -1437,14 +1467,6 @@ void World::solve_island(const TimeStep& step, StepScratch& s) {
   }
 }
 
-void sync_transform(World& w, int32_t bi) {
-  Body& b = w.bodies[bi];
-  b.xf.R.set_angle(b.sweep.a);
-  const Mat22& R = b.xf.R;
-  const Vec2& lc = b.sweep.localCenter;
-  b.xf.position.x = b.sweep.c.x - (R.col1.x * lc.x + R.col2.x * lc.y);
-  b.xf.position.y = b.sweep.c.y - (R.col1.y * lc.x + R.col2.y * lc.y);
-}
 
 // ---------------------------------------------------------------- revolute joint (section 14b)
 
@@ -1481,8 +1503,8 @@ inline Mat22 joint_k(double mA, double mB, double iA, double iB, const Vec2& rA,
 void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step) {
   Body& A = w.bodies[j.bodyA];
   Body& B = w.bodies[j.bodyB];
-  const Vec2 rA = lever(A, j.localAnchor1);
-  const Vec2 rB = lever(B, j.localAnchor2);
+  const Vec2 rA = j.rA = lever(A, j.localAnchor1);
+  const Vec2 rB = j.rB = lever(B, j.localAnchor2);
   const double mA = A.invMass, mB = B.invMass, iA = A.invI, iB = B.invI;
   const Mat22 K = joint_k(mA, mB, iA, iB, rA, rB);
   {
@@ -1531,8 +1553,8 @@ void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step) {
 void joint_solve_velocity(World& w, RevoluteJoint& j, const TimeStep& step) {
   Body& A = w.bodies[j.bodyA];
   Body& B = w.bodies[j.bodyB];
-  const Vec2 rA = lever(A, j.localAnchor1);
-  const Vec2 rB = lever(B, j.localAnchor2);
+  const Vec2 rA = j.rA;
+  const Vec2 rB = j.rB;
   const double mA = A.invMass, mB = B.invMass, iA = A.invI, iB = B.invI;
   Vec2& vA = A.linearVelocity;
   Vec2& vB = B.linearVelocity;

@@ -162,6 +162,11 @@ struct Edge {
 
 struct Body {
   Transform xf;
+  // xf.R is R(xfAngle). sin/cos are pure functions, so when the angle's bits have not
+  // changed the rotation is reused instead of recomputed: same bits, less time.
+  double xfAngle;
+  Mat22 R0;  // rotation of the pose at the start of the step, R(R0Angle)
+  double R0Angle;
   Sweep sweep;
   Vec2 linearVelocity;
   double angularVelocity;
@@ -205,6 +210,7 @@ struct RevoluteJoint {
   double maxMotorTorque, motorSpeed;
   double motorMass;
   Edge edgeA, edgeB;
+  Vec2 rA, rB;  // lever arms from initVelocity; rotations do not change during velocity iterations
   int32_t bodyA, bodyB;
   int32_t prev, next;  // world joint list
   int32_t limitState;

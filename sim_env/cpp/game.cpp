@@ -19,7 +19,6 @@ const char* const kJointNames[kNumJoints] = {
 
 namespace {
 
-constexpr double kDt = 1.0 / 30.0;
 constexpr double kTileY = 10.74275;
 constexpr int kFirstPlayerBody = 4;  // kBodies index of hurdleBase
 constexpr int kNumDefBodies = sizeof(def::kBodies) / sizeof(def::kBodies[0]);
@@ -186,7 +185,7 @@ void Game::end_game() {
 void Game::update(int32_t k, StepScratch& scratch) {
   keys = k;
   ++updates;
-  if (!flags.pause && !flags.gameEnded) scoreTime += kDt;
+  if (!flags.pause && !flags.gameEnded) scoreTime += kUpdateDt;
 
   const double cell = std::floor(cameraX / 640.0);
   for (int i = 0; i < kNumTiles; ++i) {
@@ -243,7 +242,7 @@ void Game::update(int32_t k, StepScratch& scratch) {
 
   if (flags.firstClick && !flags.pause) {
     GameListener listener(this);
-    world.step(0.04, 5, 5, &listener, scratch);
+    world.step(kStepDt, kVelocityIterations, kPositionIterations, &listener, scratch);
   }
 
   if (flags.firstClick) {

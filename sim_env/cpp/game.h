@@ -28,6 +28,17 @@ enum JointId : int32_t {
 
 enum KeyBits : int32_t { kKeyQ = 1, kKeyW = 2, kKeyO = 4, kKeyP = 8 };
 
+// Game constants (README of the reference): one update is 1/30 s of game time and one
+// physics step of 0.04; 10 physics units are one metre; the finish is at 100 m.
+constexpr double kUpdateDt = 1.0 / 30.0;
+constexpr double kStepDt = 0.04;
+constexpr int kVelocityIterations = 5;
+constexpr int kPositionIterations = 5;
+constexpr double kUnitsPerMetre = 10.0;
+constexpr double kFinishM = 100.0;
+constexpr double kHurdleM = 50.0;
+constexpr double kTrackTopY = 9.14275;  // top surface of the floor tiles
+
 // userData codes for the engine bodies (runner parts use their Part value).
 enum UserData : int32_t { kUserTrack = 100, kUserHurdleBase = 101, kUserHurdleTop = 102, kUserBlock = 103, kUserGround = -1 };
 
@@ -65,7 +76,7 @@ struct Game {
   const Body& part(int p) const { return world.bodies[partBody[p]]; }
   // x, y, angle, vx, vy, omega per part in trace order, into out[12*6].
   void body_state(double* out) const;
-  double distance_m() const { return part(kTorso).sweep.c.x / 10.0; }
+  double distance_m() const { return part(kTorso).sweep.c.x / kUnitsPerMetre; }
 
  private:
   void create_player();

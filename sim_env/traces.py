@@ -1,0 +1,146 @@
+"""Reading reference traces and finding where a run departs from one.
+
+A trace (``traces/NAME.npz`` in the reference data, or a demo episode) holds ``keys``
+(or ``events`` for a whole session), ``initial``, ``state`` (T, 12, 6) and the per-update
+flags and scores. :func:`first_divergence` compares a simulated run with a trace and
+names the first update and the first quantity that differ.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim_env import PART_NAMES, STATE_COLUMNS, replay, replay_session
+
+TRACE_ARRAYS = ("state", "fallen", "game_ended", "jump_landed", "score_time", "score")
+
+
+def reference_dir() -> Path | None:
+    """The reference data folder: $QWOP_REFERENCE, else ../shared/qwop-reference."""
+    env = os.environ.get("QWOP_REFERENCE")
+    candidates = [Path(env)] if env else []
+    root = Path(__file__).resolve().parent.parent
+    candidates.append(root.parent / "shared" / "qwop-reference")
+    for c in candidates:
+        if (c / "traces").is_dir():
+            return c
+    return None
+
+
+def load_trace(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
+    """Load a trace file into a dict of arrays, with a clear error if it is not one."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"trace file not found: {p}")
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+    except Exception as exc:  # zipfile / pickle / format errors
+        raise ValueError(f"{p} is not a readable .npz trace: {exc}") from exc
+    if "keys" not in data and "events" not in data:
+        raise ValueError(f"{p} has neither 'keys' nor 'events'; arrays found: {sorted(data)}")
+    missing = [k for k in TRACE_ARRAYS if k not in data]
+    if missing:
+        raise ValueError(f"{p} is missing arrays {missing}")
+    return data
+
+
+def simulate(trace: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Run the trace's inputs in the simulator (a session if it has events)."""
+    if "events" in trace:
+        return replay_session(np.asarray(trace["events"], dtype=np.int8))
+    return replay(np.asarray(trace["keys"], dtype=np.int8))
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first place where a run departs from its reference."""
+
+    update: int
+    quantity: str
+    expected: float
+    got: float
+
+    def __str__(self) -> str:
+        return (
+            f"update {self.update}: {self.quantity} expected {self.expected!r}, got {self.got!r} "
+            f"(difference {self.got - self.expected:.3e})"
+        )
+
+
+def _bits_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a.astype(np.float64).view(np.uint64) == b.astype(np.float64).view(np.uint64)
+
+
+def first_divergence(
+    reference: dict[str, np.ndarray], run: dict[str, np.ndarray], tolerance: float = 0.0
+) -> Divergence | None:
+    """First update where ``run`` differs from ``reference``.
+
+    With ``tolerance`` 0 the comparison is bit for bit (signed zeros included); otherwise
+    a state value may differ by at most ``tolerance``. Flags and scores always compare
+    exactly. A run that stops earlier or later than the reference diverges there.
+    """
+    t_ref = len(reference["state"])
+    t_run = len(run["state"])
+    n = min(t_ref, t_run)
+    for t in range(n):
+        ref_s = reference["state"][t]
+        got_s = run["state"][t]
+        same = _bits_equal(ref_s, got_s) if tolerance == 0 else np.abs(ref_s - got_s) <= tolerance
+        if not same.all():
+            part, col = map(int, np.argwhere(~same)[0])
+            return Divergence(
+                t, f"{PART_NAMES[part]}.{STATE_COLUMNS[col]}", float(ref_s[part, col]), float(got_s[part, col])
+            )
+        for name in ("fallen", "game_ended", "jump_landed"):
+            if int(reference[name][t]) != int(run[name][t]):
+                return Divergence(t, name, float(reference[name][t]), float(run[name][t]))
+        for name in ("score_time", "score"):
+            a, b = np.float64(reference[name][t]), np.float64(run[name][t])
+            if a.view(np.uint64) != b.view(np.uint64):
+                return Divergence(t, name, float(a), float(b))
+    if t_ref != t_run:
+        return Divergence(n, "length", float(t_ref), float(t_run))
+    return None
+
+
+def load_detail(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Load a ``NAME.detail.json.gz`` file (engine internals per update)."""
+    with gzip.open(path, "rt") as f:
+        return json.load(f)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if a is None or b is None or isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return float(a) == float(b)
+
+
+def first_detail_divergence(keys: np.ndarray, detail: list[dict[str, Any]]) -> tuple[int, str, Any, Any] | None:
+    """Replay ``keys`` and compare the engine internals with a detail file.
+
+    Returns (update, section, expected, got) for the first section (contacts, joints,
+    bodies, tracks, camera) that differs, or None.
+    """
+    from sim_env import QwopSim
+
+    sim = QwopSim()
+    for t, ref in enumerate(detail):
+        if t >= len(keys):
+            break
+        sim.update(int(keys[t]))
+        got = sim.detail()
+        for section in ("contacts", "joints", "bodies", "tracks", "camera"):
+            if section in ref and not _same(ref[section], got[section]):
+                return t, section, ref[section], got[section]
+    return None

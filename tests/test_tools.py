@@ -1,0 +1,80 @@
+"""Command-line tools: the divergence finder, the demo and the benchmark smoke run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sim_env
+from sim_env import diverge
+from sim_env.traces import first_divergence, load_trace, simulate
+
+
+def test_first_divergence_names_update_and_quantity(tmp_path: Path) -> None:
+    keys = np.full(120, 9, dtype=np.int8)
+    run = sim_env.replay(keys)
+    ref = {k: np.array(v, copy=True) for k, v in run.items()}
+    ref["state"][57, 4, 5] = np.nextafter(ref["state"][57, 4, 5], np.inf)  # one ulp, leftFoot omega
+    div = first_divergence(ref, run)
+    assert div is not None and div.update == 57 and div.quantity == "leftFoot.omega"
+    assert first_divergence(ref, run, tolerance=1e-9) is None
+    ref2 = {k: np.array(v, copy=True) for k, v in run.items()}
+    ref2["score"][80] = -ref2["score"][80] if ref2["score"][80] == 0 else ref2["score"][80] + 0.1
+    assert first_divergence(ref2, run).quantity == "score"
+
+
+def test_diverge_cli_reports_perturbed_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    keys = np.full(90, 6, dtype=np.int8)
+    run = sim_env.replay(keys)
+    bad = dict(run)
+    bad["state"] = run["state"].copy()
+    bad["state"][33, 0, 1] += 1e-7
+    path = tmp_path / "perturbed.npz"
+    np.savez(path, **bad)
+    assert diverge.main([str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "update 33" in out and "torso.y" in out
+    good = tmp_path / "good.npz"
+    np.savez(good, **run)
+    assert diverge.main([str(good)]) == 0
+    assert "identical over all" in capsys.readouterr().out
+
+
+def test_diverge_on_reference_trace(reference: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert diverge.main([str(reference / "traces" / "hold_qp.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "identical" in out and "internals identical" in out
+
+
+def test_load_trace_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        load_trace(tmp_path / "missing.npz")
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a readable"):
+        load_trace(junk)
+    partial = tmp_path / "partial.npz"
+    np.savez(partial, keys=np.zeros(3, dtype=np.int8))
+    with pytest.raises(ValueError, match="missing arrays"):
+        load_trace(partial)
+    assert simulate({"keys": np.zeros(3, dtype=np.int8)})["state"].shape == (3, 12, 6)
+
+
+def _run(*args: str) -> str:
+    res = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300, check=False)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+def test_demo_runs_the_builtin_gait() -> None:
+    out = _run("-m", "sim_env.demo", "--seconds", "20")
+    assert "built-in gait" in out and " m in 20.0 s" in out
+
+
+def test_bench_smoke() -> None:
+    out = _run("-m", "sim_env.bench", "--quick")
+    assert "updates/s" in out and "memory per game" in out
