@@ -1363,10 +1363,16 @@ struct ContactPositionSolver {
         bodyA.sweep.c.x -= invMassA * PX;
         bodyA.sweep.c.y -= invMassA * PY;
         bodyA.sweep.a -= invIA * (rAX * PY - rAY * PX);
-        sync_transform(w, c.bodyA);
         bodyB.sweep.c.x += invMassB * PX;
         bodyB.sweep.c.y += invMassB * PY;
         bodyB.sweep.a += invIB * (rBX * PY - rBY * PX);
+      }
+      // The original synchronizes A and B after every point. Nothing reads the transforms
+      // between the points of one constraint (points and separations were computed above,
+      // lever arms use the sweep centres), so syncing once after the last point gives the
+      // same bits with fewer sin/cos calls.
+      if (c.pointCount > 0) {
+        sync_transform(w, c.bodyA);
         sync_transform(w, c.bodyB);
       }
     }
@@ -1626,11 +1632,15 @@ bool joint_solve_position(World& w, RevoluteJoint& j) {
   B.sweep.c.x += mB * impulseX;
   B.sweep.c.y += mB * impulseY;
   B.sweep.a += iB * (rB.x * impulseY - rB.y * impulseX);
-  sync_transform(w, j.bodyA);
-  sync_transform(w, j.bodyB);
 
   double angularError = 0.0;
-  if (j.enableLimit && j.limitState != kInactiveLimit) {
+  // The original synchronizes both bodies here and again after the limit correction;
+  // the limit correction reads only sweep angles, so with an active limit the first
+  // synchronization is overwritten unread and is skipped (same bits, fewer sin/cos).
+  if (!(j.enableLimit && j.limitState != kInactiveLimit)) {
+    sync_transform(w, j.bodyA);
+    sync_transform(w, j.bodyB);
+  } else {
     const double angle = (B.sweep.a - A.sweep.a) - j.referenceAngle;
     double limitImpulse = 0.0;
     if (j.limitState == kEqualLimits) {
