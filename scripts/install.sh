@@ -25,5 +25,10 @@ if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; t
 fi
 spec="."
 if [ -n "$extras" ]; then spec=".[${extras}]"; fi
+if [[ ",$extras," == *",train,"* ]]; then
+  # A pinned torch first: on this machine class the CPU wheel of this version is on disk.
+  echo "== pip install torch==${QWOP_TORCH_VERSION:-2.13.0}"
+  "$PY" -m pip install -q --disable-pip-version-check "torch==${QWOP_TORCH_VERSION:-2.13.0}"
+fi
 echo "== pip install -e $spec (builds the C++ simulator)"
 "$PY" -m pip install -q --disable-pip-version-check -e "$spec"

@@ -2,12 +2,12 @@
 # The test job: install everything the suite needs, then run it, lint included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh test
+bash scripts/install.sh test,train
 PY="${PYTHON:-python3}"
 echo "== ruff"
 "$PY" -m ruff check .
 echo "== benchmark smoke run"
-"$PY" -m sim_env.bench --quick
+"$PY" -m sim_env.bench --quick --vec
 echo "== pytest"
 set +e
 "$PY" -m pytest -q "$@"

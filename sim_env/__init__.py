@@ -12,6 +12,7 @@ runner's parts and joints come from the C++ engine, their one source of truth.
 from sim_env._core import (
     FINISH_M,
     GAME_BYTES,
+    HURDLE_HALF_EXTENTS,
     HURDLE_M,
     JOINT_NAMES,
     JOINT_PARTS,
@@ -20,6 +21,7 @@ from sim_env._core import (
     KEY_P,
     KEY_Q,
     KEY_W,
+    PART_HALF_EXTENTS,
     PART_NAMES,
     SNAPSHOT_VERSION,
     STEP_DT,
@@ -38,6 +40,7 @@ STATE_COLUMNS = ("x", "y", "angle", "vx", "vy", "omega")
 __all__ = [
     "FINISH_M",
     "GAME_BYTES",
+    "HURDLE_HALF_EXTENTS",
     "HURDLE_M",
     "JOINT_NAMES",
     "JOINT_PARTS",
@@ -46,6 +49,7 @@ __all__ = [
     "KEY_P",
     "KEY_Q",
     "KEY_W",
+    "PART_HALF_EXTENTS",
     "PART_NAMES",
     "SNAPSHOT_VERSION",
     "STATE_COLUMNS",
@@ -59,3 +63,25 @@ __all__ = [
     "replay",
     "replay_session",
 ]
+
+
+def make_vec(num_envs: int, num_threads: int | None = None, **options):
+    """A Gymnasium vector env of ``num_envs`` simulated games on the batched C++ engine."""
+    from sim_env.vec_env import make_vec as _make_vec
+
+    return _make_vec(num_envs, num_threads, **options)
+
+
+def _register() -> None:
+    import gymnasium
+
+    if "QwopSim-v0" not in gymnasium.registry:
+        gymnasium.register(
+            id="QwopSim-v0",
+            entry_point="sim_env.env:QwopSimEnv",
+            vector_entry_point="sim_env.vec_env:QwopVecEnv",
+        )
+
+
+_register()
+__all__ += ["make_vec"]

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.vec:
         from sim_env.vec_bench import bench_vec
 
-        bench_vec(quick=args.quick, threads=args.threads, raw_rate=rates.get(args.threads, rates[1]))
+        bench_vec(quick=args.quick, threads=args.threads)
     return 0
 
 

@@ -35,6 +35,9 @@ BatchSim::BatchSim(int num_envs, int num_threads, int frame_skip, double time_li
   buf_.jump_landed.assign(N, 0);
   buf_.episode_updates.assign(N, 0);
   buf_.keys.assign(N, 0);
+  buf_.obs.assign(N * kObsSize, 0.0f);
+  buf_.final_obs.assign(N * kObsSize, 0.0f);
+  buf_.terms.assign(N * kNumRewardTerms, 0.0);
   reset_all();
   // Small chunks balance the load when some envs fall (cheaper) and others run.
   chunk_ = std::max(1, n_ / (threads_ * 4));
@@ -54,7 +57,7 @@ BatchSim::~BatchSim() {
 size_t BatchSim::bytes_per_env() const {
   // The game itself plus this env's share of every buffer.
   return sizeof(Game) + 2 * kNumParts * kStateColumns * sizeof(double) + 8 * sizeof(double) +
-         4 * sizeof(uint8_t) + 2 * sizeof(int32_t);
+         4 * sizeof(uint8_t) + 2 * sizeof(int32_t) + 2 * kObsSize * sizeof(float) + kNumRewardTerms * sizeof(double);
 }
 
 void BatchSim::write_state(int i) {
@@ -65,11 +68,21 @@ void BatchSim::write_state(int i) {
   buf_.distance[i] = g.distance_m();
   buf_.fallen[i] = g.flags.fallen;
   buf_.jump_landed[i] = g.flags.jumpLanded;
+  write_observation(&buf_.state[static_cast<size_t>(i) * kNumParts * kStateColumns],
+                    &buf_.obs[static_cast<size_t>(i) * kObsSize]);
 }
 
 void BatchSim::reset_env(int i) {
   std::memcpy(static_cast<void*>(&games_[i]), initial_.get(), sizeof(Game));
   buf_.episode_updates[i] = 0;
+  write_state(i);
+}
+
+void BatchSim::advance_env(int i, const int8_t* keys, int n) {
+  for (int t = 0; t < n; ++t) {
+    games_[i].update(keys[t], *scratch_[0]);
+    ++buf_.episode_updates[i];
+  }
   write_state(i);
 }
 
@@ -87,6 +100,9 @@ void BatchSim::run_range(int begin, int end, StepScratch& scratch) {
   for (int i = begin; i < end; ++i) {
     Game& g = games_[i];
     const double before = g.distance_m();
+    double beforeState[kNumParts * kStateColumns];
+    std::memcpy(beforeState, &buf_.state[i * stride], sizeof(beforeState));
+    const double t0 = g.scoreTime;
     const int32_t keys = buf_.keys[i];
     bool ended = false, truncated = false;
     for (int k = 0; k < frame_skip_; ++k) {
@@ -105,8 +121,14 @@ void BatchSim::run_range(int begin, int end, StepScratch& scratch) {
     buf_.terminated[i] = ended;
     buf_.truncated[i] = truncated;
     write_state(i);
+    const bool finished = ended && g.flags.jumpLanded;
+    const bool fell = ended && g.flags.fallen && !finished;
+    write_reward_terms(beforeState, &buf_.state[i * stride], g.scoreTime - t0, g.scoreTime, fell, finished,
+                       &buf_.terms[static_cast<size_t>(i) * kNumRewardTerms]);
     if (ended || truncated) {
       std::memcpy(&buf_.final_state[i * stride], &buf_.state[i * stride], stride * sizeof(double));
+      std::memcpy(&buf_.final_obs[static_cast<size_t>(i) * kObsSize], &buf_.obs[static_cast<size_t>(i) * kObsSize],
+                  kObsSize * sizeof(float));
       buf_.final_score[i] = g.score;
       buf_.final_time[i] = g.scoreTime;
       const uint8_t fallen = buf_.fallen[i], landed = buf_.jump_landed[i];

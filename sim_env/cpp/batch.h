@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "features.h"
 #include "game.h"
 
 namespace qwop {
@@ -30,6 +31,9 @@ struct BatchBuffers {
   std::vector<uint8_t> jump_landed;
   std::vector<int32_t> episode_updates;  // (N,) updates in the current episode
   std::vector<int32_t> keys;        // (N,) key masks for the next step (input)
+  std::vector<float> obs;           // (N, kObsSize) observation after the step (after auto-reset)
+  std::vector<float> final_obs;     // (N, kObsSize) last observation of an episode that ended
+  std::vector<double> terms;        // (N, kNumRewardTerms) reward terms of the step
 };
 
 class BatchSim {
@@ -44,6 +48,8 @@ class BatchSim {
   void step();
   void reset_all();
   void reset_env(int i);
+  // Runs updates on one env outside step(); they count toward its episode.
+  void advance_env(int i, const int8_t* keys, int n);
 
   int num_envs() const { return n_; }
   int num_threads() const { return threads_; }

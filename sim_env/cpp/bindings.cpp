@@ -4,11 +4,13 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "batch.h"
+#include "features.h"
 #include "game.h"
 #include "game_def.h"
 
@@ -336,6 +338,28 @@ PYBIND11_MODULE(_core, m) {
       .def("restore", &QwopSim::restore, py::arg("snapshot"), "Restore a state taken with snapshot().")
       .def("detail", &QwopSim::detail, "Engine internals after the last update, shaped like the reference detail files.")
       .def("world_info", &QwopSim::world_info, "Bodies and joints in world-list order, shaped like world.json.")
+      .def("hurdle_state", [](const QwopSim& s) {
+             py::array_t<double> out({2, 3});
+             const Game& g = s.game();
+             const qwop::Body* b[2] = {&g.world.bodies[g.hurdleBase], &g.world.bodies[g.hurdleTop]};
+             for (int i = 0; i < 2; ++i) {
+               out.mutable_at(i, 0) = b[i]->xf.position.x;
+               out.mutable_at(i, 1) = b[i]->xf.position.y;
+               out.mutable_at(i, 2) = b[i]->sweep.a;
+             }
+             return out;
+           }, "(2, 3) float64: x, y, angle of the hurdle's base and top.")
+      .def("tile_positions", [](const QwopSim& s) {
+             py::list out;
+             for (int i = 0; i < qwop::kNumTiles; ++i) out.append(s.game().world.bodies[s.game().tile[i]].xf.position.x);
+             return out;
+           }, "x of the three floor tiles, in creation order.")
+      .def("advance", [](QwopSim& s, py::handle keys_obj) {
+             auto keys = check_int8_array(keys_obj, "keys", 15);
+             const int8_t* k = keys.data();
+             for (py::ssize_t t = 0; t < keys.shape(0); ++t) s.game().update(k[t], s.scratch());
+             check_overflow(s.game());
+           }, py::arg("keys"), "Run several updates (int8 masks) without returning states.")
       .def_property_readonly("fallen", [](const QwopSim& s) { return s.game().flags.fallen; })
       .def_property_readonly("game_ended", [](const QwopSim& s) { return s.game().flags.gameEnded; })
       .def_property_readonly("jumped", [](const QwopSim& s) { return s.game().flags.jumped; })
@@ -389,6 +413,13 @@ PYBIND11_MODULE(_core, m) {
              if (i < 0 || i >= b.num_envs()) throw py::index_error("env index out of range");
              b.reset_env(i);
            }, py::arg("index"))
+      .def("advance_env", [](qwop::BatchSim& b, int i, py::handle keys_obj) {
+             if (i < 0 || i >= b.num_envs()) throw py::index_error("env index out of range");
+             auto keys = check_int8_array(keys_obj, "keys", 15);
+             b.advance_env(i, keys.data(), static_cast<int>(keys.shape(0)));
+             check_overflow(b.game(i));
+           }, py::arg("index"), py::arg("keys"),
+           "Run updates on one env outside step() (for example a random start); counts toward its episode.")
       .def("snapshot_env", [](qwop::BatchSim& b, int i) {
              if (i < 0 || i >= b.num_envs()) throw py::index_error("env index out of range");
              return py::bytes(reinterpret_cast<const char*>(&b.game(i)), sizeof(Game));
@@ -413,8 +444,67 @@ PYBIND11_MODULE(_core, m) {
   })
       QWOP_VIEW(reward) QWOP_VIEW(score) QWOP_VIEW(score_time) QWOP_VIEW(distance) QWOP_VIEW(final_score)
       QWOP_VIEW(final_time) QWOP_VIEW(terminated) QWOP_VIEW(truncated) QWOP_VIEW(fallen) QWOP_VIEW(jump_landed)
-      QWOP_VIEW(episode_updates) QWOP_VIEW(keys);
+      QWOP_VIEW(episode_updates) QWOP_VIEW(keys)
+      .def_property_readonly("obs", [](py::object self) {
+        auto& b = self.cast<qwop::BatchSim&>();
+        return view(b.buffers().obs, {b.num_envs(), qwop::kObsSize}, self);
+      })
+      .def_property_readonly("final_obs", [](py::object self) {
+        auto& b = self.cast<qwop::BatchSim&>();
+        return view(b.buffers().final_obs, {b.num_envs(), qwop::kObsSize}, self);
+      })
+      .def_property_readonly("terms", [](py::object self) {
+        auto& b = self.cast<qwop::BatchSim&>();
+        return view(b.buffers().terms, {b.num_envs(), qwop::kNumRewardTerms}, self);
+      });
 #undef QWOP_VIEW
+
+  m.def("observe", [](py::array_t<double, py::array::c_style | py::array::forcecast> state) {
+          if (state.ndim() < 2 || state.shape(state.ndim() - 1) != kStateColumns || state.shape(state.ndim() - 2) != kNumParts) {
+            throw py::value_error("state must have shape (..., 12, 6)");
+          }
+          std::vector<py::ssize_t> shape(state.shape(), state.shape() + state.ndim() - 2);
+          const py::ssize_t n = state.size() / (kNumParts * kStateColumns);
+          shape.push_back(qwop::kObsSize);
+          py::array_t<float> out(shape);
+          const double* s = state.data();
+          float* o = out.mutable_data();
+          for (py::ssize_t i = 0; i < n; ++i) qwop::write_observation(s + i * kNumParts * kStateColumns, o + i * qwop::kObsSize);
+          return out;
+        }, py::arg("state"), "Observation(s) (..., 83) float32 from body state(s) (..., 12, 6).");
+  m.def("reward_terms", [](py::array_t<double, py::array::c_style | py::array::forcecast> before,
+                           py::array_t<double, py::array::c_style | py::array::forcecast> after,
+                           py::array_t<double, py::array::c_style | py::array::forcecast> dt,
+                           py::array_t<double, py::array::c_style | py::array::forcecast> time_after,
+                           py::array_t<bool, py::array::c_style | py::array::forcecast> fell,
+                           py::array_t<bool, py::array::c_style | py::array::forcecast> finished) {
+          if (after.ndim() < 2 || after.shape(after.ndim() - 1) != kStateColumns || after.shape(after.ndim() - 2) != kNumParts ||
+              before.size() != after.size()) {
+            throw py::value_error("before and after must have the same shape (..., 12, 6)");
+          }
+          const py::ssize_t n = after.size() / (kNumParts * kStateColumns);
+          for (const auto* a : {&dt, &time_after}) {
+            if (a->size() != n && a->size() != 1) throw py::value_error("dt and time_after must be scalars or one per state");
+          }
+          if ((fell.size() != n && fell.size() != 1) || (finished.size() != n && finished.size() != 1)) {
+            throw py::value_error("fell and finished must be scalars or one per state");
+          }
+          std::vector<py::ssize_t> shape(after.shape(), after.shape() + after.ndim() - 2);
+          shape.push_back(qwop::kNumRewardTerms);
+          py::array_t<double> out(shape);
+          auto pick = [](const auto& a, py::ssize_t i) { return a.data()[a.size() == 1 ? 0 : i]; };
+          for (py::ssize_t i = 0; i < n; ++i) {
+            qwop::write_reward_terms(before.data() + i * kNumParts * kStateColumns, after.data() + i * kNumParts * kStateColumns,
+                                     pick(dt, i), pick(time_after, i), pick(fell, i), pick(finished, i),
+                                     out.mutable_data() + i * qwop::kNumRewardTerms);
+          }
+          return out;
+        }, py::arg("before"), py::arg("after"), py::arg("dt"), py::arg("time_after"), py::arg("fell"), py::arg("finished"),
+        "Reward terms (..., 7) for body states (..., 12, 6) before and after a step.");
+  m.attr("OBS_SIZE") = qwop::kObsSize;
+  m.attr("LOW_TORSO_M") = qwop::kLowTorsoM;
+  m.attr("KNEE_BEND_RAD") = qwop::kKneeBendRad;
+  m.attr("FINISH_BONUS_TIME_S") = qwop::kFinishBonusTimeS;
 
   py::list parts;
   for (const char* n : qwop::kPartNames) parts.append(n);
@@ -429,6 +519,22 @@ PYBIND11_MODULE(_core, m) {
   m.attr("JOINT_NAMES") = py::tuple(jnames);
   m.attr("JOINT_REFERENCE_ANGLES") = py::tuple(refs);
   m.attr("JOINT_PARTS") = py::tuple(jparts);
+  {
+    py::array_t<double> he({kNumParts, 2});
+    for (const auto& d : qwop::def::kBodies) {
+      if (d.part >= 0) {
+        he.mutable_at(d.part, 0) = d.hx;
+        he.mutable_at(d.part, 1) = d.hy;
+      }
+    }
+    m.attr("PART_HALF_EXTENTS") = he;
+    py::array_t<double> hh({2, 2});
+    hh.mutable_at(0, 0) = qwop::def::kBodies[4].hx;
+    hh.mutable_at(0, 1) = qwop::def::kBodies[4].hy;
+    hh.mutable_at(1, 0) = qwop::def::kBodies[5].hx;
+    hh.mutable_at(1, 1) = qwop::def::kBodies[5].hy;
+    m.attr("HURDLE_HALF_EXTENTS") = hh;
+  }
   m.attr("SNAPSHOT_VERSION") = kSnapshotVersion;
   m.attr("KEY_Q") = int(qwop::kKeyQ);
   m.attr("KEY_W") = int(qwop::kKeyW);

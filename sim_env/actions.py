@@ -1,0 +1,66 @@
+"""Action sets: how a discrete action index maps to the Q W O P keys held.
+
+Shared by the simulator envs and the browser env.
+
+- ``full`` (16): action i holds key mask i (1=Q, 2=W, 4=O, 8=P).
+- ``distinct`` (9): the controls that behave differently. Q wins over W and O wins over P,
+  so thighs have 3 states (none, Q, W) and calves 3 (none, O, P).
+- ``article`` (11): each key alone, the 6 two-key combinations, then nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim_env import KEY_O, KEY_P, KEY_Q, KEY_W
+
+Q, W, O, P = KEY_Q, KEY_W, KEY_O, KEY_P  # noqa: E741  (the game's key names)
+
+ACTION_SETS: dict[str, tuple[int, ...]] = {
+    "full": tuple(range(16)),
+    "distinct": (0, O, P, Q, Q | O, Q | P, W, W | O, W | P),
+    "article": (Q, W, O, P, Q | W, Q | O, Q | P, W | O, W | P, O | P, 0),
+}
+
+
+def mask_label(mask: int) -> str:
+    """'QP' for 9, '-' for 0."""
+    return "".join(c for c, bit in zip("QWOP", (Q, W, O, P), strict=True) if mask & bit) or "-"
+
+
+def action_masks(action_set: str) -> np.ndarray:
+    """Key masks of an action set as an int8 array (index = action)."""
+    try:
+        return np.array(ACTION_SETS[action_set], dtype=np.int8)
+    except KeyError:
+        raise ValueError(f"unknown action set {action_set!r}; choose one of {sorted(ACTION_SETS)}") from None
+
+
+def masks_to_actions(masks: np.ndarray, action_set: str) -> np.ndarray:
+    """Map key masks to action indices of a set, by the control they produce.
+
+    Masks the set cannot express exactly (W+Q is Q in effect, so ``distinct`` maps it to Q)
+    are mapped to the action with the same effect on the game.
+    """
+    table = action_masks(action_set)
+    effect = np.array([effective_mask(int(m)) for m in table])
+    out = np.empty(len(masks), dtype=np.int64)
+    for i, m in enumerate(np.asarray(masks, dtype=np.int64)):
+        hits = np.flatnonzero(table == m)
+        if hits.size == 0:
+            hits = np.flatnonzero(effect == effective_mask(int(m)))
+        if hits.size == 0:
+            raise ValueError(f"key mask {int(m)} ({mask_label(int(m))}) has no equivalent in action set {action_set!r}")
+        out[i] = hits[0]
+    return out
+
+
+def effective_mask(mask: int) -> int:
+    """The mask with the keys the game ignores removed (W under Q, P under O)."""
+    if mask < 0 or mask > 15:
+        raise ValueError(f"key mask {mask} is out of range 0..15")
+    if mask & Q:
+        mask &= ~W
+    if mask & O:
+        mask &= ~P
+    return mask

@@ -1,0 +1,145 @@
+"""Vector env over the batched C++ engine: a Gymnasium ``VectorEnv`` (and, through
+``sim_env.sb3``, a stable-baselines3 ``VecEnv``).
+
+    envs = sim_env.make_vec(64, num_threads=2, action_set="distinct", frame_skip=2)
+    obs, info = envs.reset(seed=0)
+    obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample())
+
+Auto-reset happens in the same step (Gymnasium's ``AutoresetMode.SAME_STEP``): the
+returned observation of an env whose episode ended is the first of its next episode, and
+``info["final_obs"]`` / ``info["final_info"]`` (with the ``_final_obs`` mask) hold the end
+of the finished one. Each env steps exactly like a single ``QwopSim-v0`` with the same
+actions.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+import sim_env
+from sim_env.env_config import EnvConfig
+from sim_env.observation import OBS_SIZE
+from sim_env.rewards import REWARD_TERMS
+
+
+class QwopVecEnv(VectorEnv):
+    """N simulated games stepped together in C++."""
+
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int, num_threads: int | None = None, **options: Any) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        self.config = EnvConfig(**options)
+        threads = num_threads if num_threads is not None else min(os.cpu_count() or 1, num_envs)
+        self._batch = sim_env.BatchSim(num_envs, threads, self.config.frame_skip, self.config.time_limit)
+        self.num_envs = num_envs
+        self._masks = self.config.masks.astype(np.int32)
+        self._weights = self.config.weights
+        self.single_action_space = spaces.Discrete(len(self._masks))
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        k = self.config.frame_stack
+        self.single_observation_space = spaces.Box(-np.inf, np.inf, shape=(OBS_SIZE * k,), dtype=np.float32)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self._frames = np.zeros((num_envs, k, OBS_SIZE), dtype=np.float32)
+        self._np_random_envs: np.random.Generator = np.random.default_rng()
+
+    @property
+    def batch(self) -> sim_env.BatchSim:
+        return self._batch
+
+    def _start_noise(self, idx: np.ndarray) -> None:
+        n = self.config.start_noise_updates
+        if not n:
+            return
+        for i in idx:
+            count = int(self._np_random_envs.integers(0, n + 1))
+            if count:
+                keys = self._np_random_envs.integers(0, 16, count).astype(np.int8)
+                self._batch.advance_env(int(i), keys)
+
+    def _restart_frames(self, idx: np.ndarray) -> None:
+        if self.config.frame_stack > 1:
+            self._frames[idx] = self._batch.obs[idx][:, None, :]
+
+    def _obs(self) -> np.ndarray:
+        if self.config.frame_stack == 1:
+            return self._batch.obs.copy()
+        return self._frames.reshape(self.num_envs, -1).copy()
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is not None:
+            self._np_random_envs = np.random.default_rng(seed if isinstance(seed, int) else list(seed))
+        self._batch.reset()
+        everyone = np.arange(self.num_envs)
+        self._start_noise(everyone)
+        self._restart_frames(everyone)
+        return self._obs(), {"reward_terms": np.zeros((self.num_envs, len(REWARD_TERMS)))}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integers, got shape {a.shape} dtype {a.dtype}")
+        if a.min() < 0 or a.max() >= len(self._masks):
+            raise ValueError(f"actions must be in 0..{len(self._masks) - 1} (action set {self.config.action_set!r})")
+        b = self._batch
+        b.step(self._masks[a])
+        terminated = b.terminated.astype(bool)
+        truncated = b.truncated.astype(bool)
+        done = terminated | truncated
+        terms = b.terms.copy()
+        reward = terms @ self._weights
+        k = self.config.frame_stack
+        if k > 1:
+            self._frames[:, :-1] = self._frames[:, 1:]
+            self._frames[:, -1] = b.obs
+        info: dict[str, Any] = {
+            "reward_terms": terms,
+            "distance_m": b.distance.copy(),
+            "score_time": b.score_time.copy(),
+        }
+        if done.any():
+            idx = np.flatnonzero(done)
+            if k > 1:
+                self._frames[idx, -1] = b.final_obs[idx]
+                last = self._frames.reshape(self.num_envs, -1)
+            else:
+                last = b.final_obs
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i in idx:
+                final_obs[i] = last[i].copy()
+            info["final_obs"] = final_obs
+            info["_final_obs"] = done.copy()
+            finished = terminated & b.jump_landed.astype(bool)
+            info["distance_m"][idx] = b.final_state[idx, 0, 0] / 10.0
+            info["score_time"][idx] = b.final_time[idx]
+            info["final_info"] = {
+                "score": np.where(done, b.final_score, 0.0),
+                "_score": done.copy(),
+                "score_time": np.where(done, b.final_time, 0.0),
+                "_score_time": done.copy(),
+                "fallen": terminated & b.fallen.astype(bool) & ~finished,
+                "_fallen": done.copy(),
+                "finished": finished,
+                "_finished": done.copy(),
+            }
+            info["_final_info"] = done.copy()
+            self._start_noise(idx)
+            self._restart_frames(idx)
+        return self._obs(), reward, terminated, truncated & ~terminated, info
+
+    def close_extras(self, **kwargs: Any) -> None:
+        del self._batch
+
+
+def make_vec(num_envs: int, num_threads: int | None = None, **options: Any) -> QwopVecEnv:
+    """A vector env of ``num_envs`` simulated games (see ``QwopVecEnv``)."""
+    return QwopVecEnv(num_envs, num_threads, **options)
