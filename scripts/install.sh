@@ -9,6 +9,10 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 apt_packages=(build-essential cmake)
+if [[ ",$extras," == *",browser,"* ]]; then
+  apt_packages+=(chromium chromium-driver)
+  command -v npm >/dev/null 2>&1 || apt_packages+=(nodejs npm)
+fi
 if [ -n "${QWOP_APT_EXTRA:-}" ]; then read -r -a more <<<"$QWOP_APT_EXTRA"; apt_packages+=("${more[@]}"); fi
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -32,3 +36,7 @@ if [[ ",$extras," == *",train,"* ]]; then
 fi
 echo "== pip install -e $spec (builds the C++ simulator)"
 "$PY" -m pip install -q --disable-pip-version-check -e "$spec"
+if [[ ",$extras," == *",browser,"* ]]; then
+  echo "== npm ci (planck.js for the stand-in test page)"
+  npm ci --silent --no-audit --no-fund --prefix adapter_js/standin
+fi

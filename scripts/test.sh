@@ -2,12 +2,13 @@
 # The test job: install everything the suite needs, then run it, lint included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh test,train
+bash scripts/install.sh test,train,browser
 PY="${PYTHON:-python3}"
 echo "== ruff"
 "$PY" -m ruff check .
 echo "== benchmark smoke run"
 "$PY" -m sim_env.bench --quick --vec
+"$PY" -m browser_env.bench --quick
 echo "== pytest"
 set +e
 "$PY" -m pytest -q "$@"

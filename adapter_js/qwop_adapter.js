@@ -1,0 +1,237 @@
+/*
+ * QWOP adapter: injected into the game page before any page script runs (Playwright
+ * add_init_script, or CDP Page.addScriptToEvaluateOnNewDocument for Selenium).
+ *
+ * It finds the game object without touching the game's source or its minified names:
+ * the game object is the one that gets a property `m_world` assigned while it has a
+ * method `create_player` (the reference README's object model). A one-shot setter on
+ * Object.prototype notices that assignment and is removed as soon as the game is found.
+ * Everything else is read through the documented property names only.
+ *
+ * API on window.__qwopAdapter (see VERSION; every call returns plain JSON or base64):
+ *   health()                 -> what was found, mode, counters, host check
+ *   start()                  -> the first click (firstClick, scoreTime 0, intro destroyed)
+ *   run(masks, stopOnEnd)    -> lock-step: one update per mask, returns base64 records
+ *   reset(mask)              -> the original's reset() with `mask` held, returns one record
+ *   state()                  -> base64 record of the current state (event -1)
+ *   setKeys(mask)            -> set QDown..PDown
+ *   hold(flag)               -> hold back (true) or release (false) the page's own updates
+ *   drain()                  -> real-time: base64 records of every update since the last drain
+ *   renderFrames(n)          -> resolves after n animation frames (the canvas shows the state)
+ *
+ * A record is RECORD_SIZE float64: update index (since page load), event (0..15 = update
+ * with that key mask, 16 + mask = reset() with mask held, -1 = no update), flags
+ * (1 fallen, 2 gameEnded, 4 jumpLanded, 8 jumped, 16 pause, 32 firstClick), scoreTime,
+ * score, wall time (ms, performance.now()), then 12 x 6 body state (x, y, angle, vx, vy,
+ * omega) in the order of PARTS.
+ */
+(() => {
+  "use strict";
+  if (window.__qwopAdapter) return;
+  const VERSION = "1.0.0";
+  const PARTS = ["torso", "head", "leftArm", "leftCalf", "leftFoot", "leftForearm", "leftThigh",
+                 "rightArm", "rightCalf", "rightFoot", "rightForearm", "rightThigh"];
+  const HEADER = 6;
+  const RECORD_SIZE = HEADER + PARTS.length * 6;
+  const cfg = Object.assign({ mode: "lockstep", ringCapacity: 1 << 16 }, window.__QWOP_ADAPTER_CONFIG__ || {});
+
+  let game = null;
+  let held = cfg.mode === "lockstep";
+  let inside = 0;        // > 0 while the adapter itself drives the game
+  let resetDepth = 0;    // > 0 inside reset()
+  let updateIndex = 0;   // updates run since page load
+  let heldUpdates = 0;   // page updates held back
+  let heldResets = 0;
+  const seen = [];       // objects that got m_world, described for diagnostics
+  const errors = [];
+
+  // Real-time ring buffer.
+  const ring = new Float64Array(cfg.ringCapacity * RECORD_SIZE);
+  let ringWrite = 0;     // records written in total
+  let ringRead = 0;      // records drained in total
+
+  function describe(obj) {
+    const keys = [];
+    for (const k in obj) { keys.push(k); if (keys.length >= 40) break; }
+    return { constructor: obj && obj.constructor ? String(obj.constructor.name || "?") : "?", keys: keys };
+  }
+
+  function body(name) {
+    return game[name]._components.get("physicsBody", false).body;
+  }
+
+  function maskOf(g) {
+    return (g.QDown ? 1 : 0) | (g.WDown ? 2 : 0) | (g.ODown ? 4 : 0) | (g.PDown ? 8 : 0);
+  }
+
+  function flagsOf(g) {
+    return (g.fallen ? 1 : 0) | (g.gameEnded ? 2 : 0) | (g.jumpLanded ? 4 : 0) | (g.jumped ? 8 : 0) |
+           (g.pause ? 16 : 0) | (g.firstClick ? 32 : 0);
+  }
+
+  function writeRecord(out, off, event) {
+    out[off] = updateIndex;
+    out[off + 1] = event;
+    out[off + 2] = flagsOf(game);
+    out[off + 3] = game.scoreTime;
+    out[off + 4] = game.score;
+    out[off + 5] = performance.now();
+    let o = off + HEADER;
+    for (let i = 0; i < PARTS.length; i++) {
+      const b = body(PARTS[i]);
+      const p = b.getPosition();
+      const v = b.getLinearVelocity();
+      out[o] = p.x; out[o + 1] = p.y; out[o + 2] = b.getAngle();
+      out[o + 3] = v.x; out[o + 4] = v.y; out[o + 5] = b.m_angularVelocity;
+      o += 6;
+    }
+  }
+
+  function toBase64(f64) {
+    const bytes = new Uint8Array(f64.buffer, f64.byteOffset, f64.byteLength);
+    let s = "";
+    const chunk = 0x8000;
+    for (let i = 0; i < bytes.length; i += chunk) s += String.fromCharCode.apply(null, bytes.subarray(i, i + chunk));
+    return btoa(s);
+  }
+
+  function setKeys(mask) {
+    game.QDown = !!(mask & 1); game.WDown = !!(mask & 2);
+    game.ODown = !!(mask & 4); game.PDown = !!(mask & 8);
+  }
+
+  function capture(g) {
+    game = g;
+    delete Object.prototype.m_world;  // the trap has done its job
+    const origUpdate = g.update;
+    const origReset = g.reset;
+    g.update = function (dt) {
+      if (held && !inside) { heldUpdates++; return undefined; }
+      const mask = maskOf(this);
+      const event = resetDepth > 0 ? 16 + mask : mask;
+      const r = origUpdate.call(this, dt);
+      updateIndex++;
+      if (!inside) {
+        const slot = ringWrite % cfg.ringCapacity;
+        writeRecord(ring, slot * RECORD_SIZE, event);
+        ringWrite++;
+      }
+      return r;
+    };
+    g.reset = function () {
+      if (held && !inside) { heldResets++; return undefined; }
+      resetDepth++;
+      try { return origReset.apply(this, arguments); } finally { resetDepth--; }
+    };
+  }
+
+  Object.defineProperty(Object.prototype, "m_world", {
+    configurable: true,
+    enumerable: false,
+    get() { return undefined; },
+    set(v) {
+      Object.defineProperty(this, "m_world", { value: v, writable: true, configurable: true, enumerable: true });
+      try {
+        if (seen.length < 20) seen.push(describe(this));
+        if (!game && typeof this.create_player === "function") capture(this);
+      } catch (e) {
+        errors.push(String(e && e.stack || e));
+      }
+    },
+  });
+
+  function need() {
+    if (!game) {
+      throw new Error("QWOP adapter: the game object was not found (no object with create_player got m_world). " +
+                      "Objects that got m_world: " + JSON.stringify(seen));
+    }
+  }
+
+  window.__qwopAdapter = {
+    VERSION: VERSION,
+    PARTS: PARTS,
+    RECORD_SIZE: RECORD_SIZE,
+    health() {
+      const h = {
+        version: VERSION, mode: cfg.mode, found: !!game, held: held, updates: updateIndex,
+        heldUpdates: heldUpdates, heldResets: heldResets, host: window.location.host,
+        hostOk: /foddy/i.test(window.location.host), seen: seen, errors: errors,
+        recorded: ringWrite, drained: ringRead,
+      };
+      if (game) {
+        h.doneLoading = !!game.doneLoading; h.firstClick = !!game.firstClick;
+        h.hasWorld = !!game.m_world; h.parts = PARTS.filter((p) => !!game[p]);
+        const missing = [];
+        for (const k of ["update", "reset", "QDown", "scoreTime", "score", "fallen", "gameEnded", "jumpLanded"]) {
+          if (!(k in game)) missing.push(k);
+        }
+        h.missing = missing;
+      }
+      return h;
+    },
+    start() {
+      need();
+      game.firstClick = true;
+      game.scoreTime = 0;
+      if (game.intro && typeof game.intro.destroy === "function") {
+        try { game.intro.destroy(); } catch (e) { errors.push(String(e)); }
+        game.intro = null;
+      }
+      return true;
+    },
+    hold(flag) { held = !!flag; return held; },
+    setKeys(mask) { need(); setKeys(mask); return mask; },
+    run(masks, stopOnEnd) {
+      need();
+      const n = masks.length;
+      const out = new Float64Array(n * RECORD_SIZE);
+      let done = 0;
+      inside++;
+      try {
+        for (let t = 0; t < n; t++) {
+          setKeys(masks[t]);
+          game.update(1 / 30);
+          writeRecord(out, t * RECORD_SIZE, masks[t]);
+          done++;
+          if (stopOnEnd && game.gameEnded) break;
+        }
+      } finally { inside--; }
+      return { n: done, data: toBase64(done === n ? out : out.subarray(0, done * RECORD_SIZE)) };
+    },
+    reset(mask) {
+      need();
+      setKeys(mask);
+      const out = new Float64Array(RECORD_SIZE);
+      inside++;
+      try { game.reset(); } finally { inside--; }
+      writeRecord(out, 0, 16 + mask);
+      return { n: 1, data: toBase64(out) };
+    },
+    state() {
+      need();
+      const out = new Float64Array(RECORD_SIZE);
+      writeRecord(out, 0, -1);
+      return { n: 1, data: toBase64(out) };
+    },
+    drain() {
+      const available = ringWrite - ringRead;
+      const dropped = Math.max(0, available - cfg.ringCapacity);
+      const start = ringRead + dropped;
+      const n = ringWrite - start;
+      const out = new Float64Array(n * RECORD_SIZE);
+      for (let i = 0; i < n; i++) {
+        const slot = (start + i) % cfg.ringCapacity;
+        out.set(ring.subarray(slot * RECORD_SIZE, (slot + 1) * RECORD_SIZE), i * RECORD_SIZE);
+      }
+      ringRead = ringWrite;
+      return { n: n, dropped: dropped, data: toBase64(out) };
+    },
+    renderFrames(n) {
+      return new Promise((resolve) => {
+        let left = Math.max(1, n | 0);
+        const tick = () => { if (--left <= 0) resolve(true); else requestAnimationFrame(tick); };
+        requestAnimationFrame(tick);
+      });
+    },
+  };
+})();

@@ -1,0 +1,262 @@
+"""Browser drivers: one small interface over Playwright and Selenium.
+
+Both use the Debian ``chromium`` binary (browser downloads are not possible here), inject
+scripts before any page script runs (Playwright ``add_init_script``; Selenium through
+Chrome DevTools ``Page.addScriptToEvaluateOnNewDocument``), and send real input events
+through the browser's input pipeline (Playwright keyboard/mouse; Selenium ActionChains).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+INSTALL_HINT = "apt-get update && apt-get install -y chromium chromium-driver"
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+DRIVER_CANDIDATES = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")
+BACKENDS = ("playwright", "selenium")
+
+
+class BrowserError(RuntimeError):
+    """The browser could not be started or driven."""
+
+
+def find_chromium(path: str | None = None) -> str:
+    """The Chromium executable: ``path``, $QWOP_CHROMIUM, or the Debian package's."""
+    candidates = [path] if path else []
+    if os.environ.get("QWOP_CHROMIUM"):
+        candidates.append(os.environ["QWOP_CHROMIUM"])
+    if not path:
+        candidates += list(CHROMIUM_CANDIDATES)
+        which = shutil.which("chromium")
+        if which:
+            candidates.append(which)
+    for c in candidates:
+        if c and Path(c).is_file() and os.access(c, os.X_OK):
+            return c
+    raise BrowserError(f"no Chromium found (looked at {candidates}); install it with: {INSTALL_HINT}")
+
+
+def find_chromedriver(path: str | None = None) -> str:
+    candidates = [path] if path else []
+    if os.environ.get("QWOP_CHROMEDRIVER"):
+        candidates.append(os.environ["QWOP_CHROMEDRIVER"])
+    if not path:
+        candidates += list(DRIVER_CANDIDATES)
+        which = shutil.which("chromedriver")
+        if which:
+            candidates.append(which)
+    for c in candidates:
+        if c and Path(c).is_file() and os.access(c, os.X_OK):
+            return c
+    raise BrowserError(f"no chromedriver found (looked at {candidates}); install it with: {INSTALL_HINT}")
+
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-dev-shm-usage",
+    "--disable-gpu",
+    "--autoplay-policy=no-user-gesture-required",
+    # Keep the page's clock running at full speed when nobody looks at it.
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+]
+
+
+class Driver:
+    """Common interface; see PlaywrightDriver and SeleniumDriver."""
+
+    name = "base"
+
+    def add_init_script(self, source: str) -> None:
+        raise NotImplementedError
+
+    def goto(self, url: str, timeout_s: float) -> None:
+        raise NotImplementedError
+
+    def evaluate(self, function: str, arg: Any = None) -> Any:
+        """Call a JS function expression, e.g. ``"(a) => a + 1"``, awaiting a returned promise."""
+        raise NotImplementedError
+
+    def key_down(self, key: str) -> None:
+        raise NotImplementedError
+
+    def key_up(self, key: str) -> None:
+        raise NotImplementedError
+
+    def click(self, selector: str) -> None:
+        raise NotImplementedError
+
+    def screenshot_png(self, selector: str | None = None) -> bytes:
+        raise NotImplementedError
+
+    def console(self) -> list[str]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+_playwright: Any = None
+_playwright_users = 0
+
+
+def _acquire_playwright() -> Any:
+    # Playwright's sync API allows one instance per thread: browsers share it.
+    global _playwright, _playwright_users
+    if _playwright is None:
+        from playwright.sync_api import sync_playwright
+
+        _playwright = sync_playwright().start()
+    _playwright_users += 1
+    return _playwright
+
+
+def _release_playwright() -> None:
+    global _playwright, _playwright_users
+    _playwright_users -= 1
+    if _playwright_users <= 0 and _playwright is not None:
+        _playwright.stop()
+        _playwright = None
+        _playwright_users = 0
+
+
+class PlaywrightDriver(Driver):
+    name = "playwright"
+
+    def __init__(self, headless: bool = True, executable_path: str | None = None) -> None:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError as exc:
+            raise BrowserError("the playwright package is missing: pip install playwright") from exc
+        exe = find_chromium(executable_path)
+        self._pw = _acquire_playwright()
+        try:
+            self._browser = self._pw.chromium.launch(executable_path=exe, headless=headless, args=CHROMIUM_ARGS)
+        except Exception as exc:
+            _release_playwright()
+            raise BrowserError(f"Chromium ({exe}) did not start: {exc}. Is it installed? {INSTALL_HINT}") from exc
+        self._context = self._browser.new_context(viewport={"width": 800, "height": 500})
+        self._page = self._context.new_page()
+        self._console: list[str] = []
+        self._page.on("console", lambda m: self._console.append(f"{m.type}: {m.text}"))
+        self._page.on("pageerror", lambda e: self._console.append(f"pageerror: {e}"))
+
+    def add_init_script(self, source: str) -> None:
+        self._context.add_init_script(script=source)
+
+    def goto(self, url: str, timeout_s: float) -> None:
+        self._console.clear()
+        self._page.goto(url, timeout=timeout_s * 1000, wait_until="load")
+
+    def evaluate(self, function: str, arg: Any = None) -> Any:
+        return self._page.evaluate(function, arg)
+
+    def key_down(self, key: str) -> None:
+        self._page.keyboard.down(key)
+
+    def key_up(self, key: str) -> None:
+        self._page.keyboard.up(key)
+
+    def click(self, selector: str) -> None:
+        self._page.click(selector)
+
+    def screenshot_png(self, selector: str | None = None) -> bytes:
+        if selector:
+            return self._page.locator(selector).screenshot()
+        return self._page.screenshot()
+
+    def console(self) -> list[str]:
+        return list(self._console)
+
+    def close(self) -> None:
+        try:
+            self._browser.close()
+        finally:
+            _release_playwright()
+
+
+class SeleniumDriver(Driver):
+    name = "selenium"
+
+    def __init__(
+        self, headless: bool = True, executable_path: str | None = None, driver_path: str | None = None
+    ) -> None:
+        try:
+            from selenium import webdriver
+            from selenium.webdriver.chrome.service import Service
+        except ImportError as exc:
+            raise BrowserError("the selenium package is missing: pip install selenium") from exc
+        exe = find_chromium(executable_path)
+        drv = find_chromedriver(driver_path)
+        options = webdriver.ChromeOptions()
+        options.binary_location = exe
+        for a in CHROMIUM_ARGS:
+            options.add_argument(a)
+        if headless:
+            options.add_argument("--headless=new")
+        options.add_argument("--window-size=800,600")
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        try:
+            self._driver = webdriver.Chrome(service=Service(executable_path=drv), options=options)
+        except Exception as exc:
+            raise BrowserError(
+                f"Chromium ({exe}) with chromedriver ({drv}) did not start: {exc}. {INSTALL_HINT}"
+            ) from exc
+        self._console: list[str] = []
+
+    def add_init_script(self, source: str) -> None:
+        self._driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+
+    def goto(self, url: str, timeout_s: float) -> None:
+        self._console.clear()
+        self._driver.set_page_load_timeout(timeout_s)
+        self._driver.get(url)
+
+    def evaluate(self, function: str, arg: Any = None) -> Any:
+        return self._driver.execute_script(f"return ({function})(arguments[0]);", arg)
+
+    def _actions(self) -> Any:
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        return ActionChains(self._driver, duration=0)
+
+    def key_down(self, key: str) -> None:
+        self._actions().key_down(key).perform()
+
+    def key_up(self, key: str) -> None:
+        self._actions().key_up(key).perform()
+
+    def click(self, selector: str) -> None:
+        from selenium.webdriver.common.by import By
+
+        self._actions().click(self._driver.find_element(By.CSS_SELECTOR, selector)).perform()
+
+    def screenshot_png(self, selector: str | None = None) -> bytes:
+        if selector:
+            from selenium.webdriver.common.by import By
+
+            return self._driver.find_element(By.CSS_SELECTOR, selector).screenshot_as_png
+        return self._driver.get_screenshot_as_png()
+
+    def console(self) -> list[str]:
+        try:
+            for entry in self._driver.get_log("browser"):
+                self._console.append(f"{entry.get('level', '').lower()}: {entry.get('message', '')}")
+        except Exception:
+            pass
+        return list(self._console)
+
+    def close(self) -> None:
+        self._driver.quit()
+
+
+def make_driver(backend: str, headless: bool = True, executable_path: str | None = None) -> Driver:
+    if backend == "playwright":
+        return PlaywrightDriver(headless=headless, executable_path=executable_path)
+    if backend == "selenium":
+        return SeleniumDriver(headless=headless, executable_path=executable_path)
+    raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")

@@ -1,0 +1,191 @@
+"""``QwopBrowser-v0``: the game in a browser as a Gymnasium env, with the same observation
+and action spaces (and the same options) as ``QwopSim-v0``.
+
+    env = gymnasium.make("QwopBrowser-v0", game="~/qwop", mode="lockstep", backend="playwright")
+
+- ``mode="lockstep"``: the page's own updates are held back; each step runs ``frame_skip``
+  updates through the adapter. Episodes start in a fresh page (the traces' initial state),
+  so an episode here equals the same actions in ``QwopSim-v0``, bit for bit on the original.
+- ``mode="realtime"``: the page runs on its own clock (30 updates/s). Actions are real key
+  presses through the browser's input pipeline; a step waits until ``frame_skip`` updates
+  have run with the new keys, and ``info["landed_update"]`` is the update (counted since
+  page load) in which the keys first took effect. ``info["records"]`` holds every update
+  the page ran during the step.
+
+``env.unwrapped.history`` is the session since page load (``sim_env.replay_session``
+events), ``episode_keys()`` the lock-step episode's key masks.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from browser_env.game import HEADER, BrowserGame
+from sim_env.env_config import EnvConfig
+from sim_env.observation import OBS_SIZE, observe
+from sim_env.rewards import REWARD_TERMS, reward_terms
+
+
+class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
+    """QWOP in a browser (the original, or the stand-in in tests)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 30}
+
+    def __init__(
+        self,
+        game: str,
+        mode: str = "lockstep",
+        backend: str = "playwright",
+        headless: bool = True,
+        render_mode: str | None = None,
+        step_timeout_s: float = 5.0,
+        **options: Any,
+    ) -> None:
+        self.config = EnvConfig(**options)
+        if self.config.start_noise_updates and mode == "realtime":
+            raise ValueError("start_noise_updates is for lock-step mode")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.mode = mode
+        self.step_timeout_s = step_timeout_s
+        self._masks = self.config.masks
+        self._weights = self.config.weights
+        self.action_space = spaces.Discrete(len(self._masks))
+        self.observation_space = spaces.Box(
+            -np.inf, np.inf, shape=(OBS_SIZE * self.config.frame_stack,), dtype=np.float32
+        )
+        self.game = BrowserGame(game, backend=backend, headless=headless, mode=mode)
+        self._frames: list[np.ndarray] = []
+        self._keys: list[int] = []
+        self._held = 0
+        self._episode_updates = 0
+
+    @property
+    def history(self) -> list[int]:
+        return list(self.game.history)
+
+    def episode_keys(self) -> np.ndarray:
+        return np.array(self._keys, dtype=np.int8)
+
+    def _obs(self) -> np.ndarray:
+        return np.concatenate(self._frames) if self.config.frame_stack > 1 else self._frames[-1]
+
+    def _info(self, terms: np.ndarray, **extra: Any) -> dict[str, Any]:
+        g = self.game
+        info = {
+            "reward_terms": terms,
+            "distance_m": g.distance_m,
+            "score": g.score,
+            "score_time": g.score_time,
+            "fallen": g.fallen,
+            "finished": g.jump_landed,
+            "episode_updates": self._episode_updates,
+            "updates": g.updates,
+        }
+        info.update(extra)
+        return info
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        g = self.game
+        self._keys = []
+        self._episode_updates = 0
+        if self.mode == "lockstep":
+            g.new_page()
+            n = self.config.start_noise_updates
+            if n:
+                count = int(self.np_random.integers(0, n + 1))
+                noise = self.np_random.integers(0, 16, count).astype(np.int8)
+                if count:
+                    g.run(noise)
+                self._keys.extend(int(k) for k in noise)
+                self._episode_updates = count
+        else:
+            if self._held:
+                g.press(0, self._held)
+            self._held = 0
+            g.new_page(start=False)
+            g.click_canvas()
+            deadline = time.monotonic() + self.step_timeout_s
+            while not int(g.refresh()[2]) & 32:  # firstClick
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the click on the canvas did not start the game")
+                time.sleep(0.01)
+            g.drain()
+        first = observe(g.body_state())
+        self._frames = [first] * self.config.frame_stack
+        return self._obs(), self._info(np.zeros(len(REWARD_TERMS)))
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if not self.action_space.contains(action):
+            raise ValueError(f"action {action!r} is not in {self.action_space} (action set {self.config.action_set!r})")
+        mask = int(self._masks[int(action)])
+        g = self.game
+        before = g.body_state()
+        t0 = g.score_time
+        extra: dict[str, Any] = {}
+        if self.mode == "lockstep":
+            n = min(self.config.frame_skip, self.config.max_updates - self._episode_updates)
+            records = g.run(np.full(max(n, 1), mask, dtype=np.int8), stop_on_end=True)
+            self._keys.extend([mask] * len(records))
+        else:
+            records, landed = self._realtime_step(mask)
+            extra = {"landed_update": landed, "records": records}
+        self._episode_updates += len(records)
+        after = g.body_state()
+        terminated = g.game_ended
+        finished = terminated and g.jump_landed
+        fell = terminated and g.fallen and not finished
+        truncated = not terminated and self._episode_updates >= self.config.max_updates
+        terms = reward_terms(before, after, g.score_time - t0, g.score_time, fell, finished)
+        self._frames = [*self._frames[1:], observe(after)]
+        return self._obs(), float(terms @ self._weights), bool(terminated), bool(truncated), self._info(terms, **extra)
+
+    def _realtime_step(self, mask: int) -> tuple[np.ndarray, int]:
+        g = self.game
+        g.drain()  # updates before the key change belong to the previous step
+        self._held = g.press(mask, self._held)
+        got: list[np.ndarray] = []
+        landed = -1
+        with_mask = 0
+        deadline = time.monotonic() + self.step_timeout_s
+        while with_mask < self.config.frame_skip:
+            rec = g.drain()
+            for r in rec:
+                got.append(r)
+                if landed < 0 and int(r[1]) % 16 == mask:
+                    landed = int(r[0])
+                if landed >= 0:
+                    with_mask += 1
+                if int(r[2]) & 2:  # the game ended
+                    with_mask = self.config.frame_skip
+            if with_mask >= self.config.frame_skip:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the page ran no update with keys {mask} within {self.step_timeout_s} s")
+            time.sleep(0.004)
+        records = np.stack(got)
+        g._last = records[-1]
+        return records, landed
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode != "rgb_array":
+            return None
+        return self.game.screenshot()
+
+    def close(self) -> None:
+        self.game.close()
+
+
+def register() -> None:
+    if "QwopBrowser-v0" not in gym.registry:
+        gym.register(id="QwopBrowser-v0", entry_point="browser_env.env:QwopBrowserEnv")
+
+
+__all__ = ["HEADER", "QwopBrowserEnv", "register"]

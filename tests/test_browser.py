@@ -1,0 +1,274 @@
+"""Browser harness end to end on the open stand-in page, in headless Debian Chromium, with
+both backends: adapter, lock-step, real-time key presses, env, and the error paths."""
+
+from __future__ import annotations
+
+import shutil
+import time
+import warnings
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+
+pytest.importorskip("playwright")
+pytest.importorskip("selenium")
+
+import browser_env
+from browser_env.drivers import BrowserError, make_driver
+from browser_env.fetch import fetch_game
+from browser_env.game import BrowserGame, GameLoadError
+from browser_env.server import GameFolderError, GameServer, find_game_files
+from browser_env.standin import PLANCK, build_standin
+
+if shutil.which("chromium") is None or not PLANCK.is_file():
+    pytest.skip(
+        "needs Debian chromium and the stand-in's npm dependency (bash scripts/test.sh installs both)",
+        allow_module_level=True,
+    )
+
+BACKENDS = ["playwright", "selenium"]
+GAIT = np.tile(np.array([9] * 5 + [5] * 9, dtype=np.int8), 20)
+
+
+@pytest.fixture(scope="module")
+def standin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_standin(tmp_path_factory.mktemp("standin"))
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def game(request: pytest.FixtureRequest, standin: Path) -> BrowserGame:
+    g = BrowserGame(standin, backend=request.param)
+    yield g
+    g.close()
+
+
+def _standin_state(g: BrowserGame) -> np.ndarray:
+    return np.array(g.driver.evaluate("() => window.__standinDebug().state"))
+
+
+def test_lockstep_replay_is_deterministic(game: BrowserGame) -> None:
+    a = game.replay(GAIT)
+    b = game.replay(GAIT)
+    assert a["state"].shape[1:] == (12, 6) and len(a["state"]) > 10
+    assert a["state"].tobytes() == b["state"].tobytes()
+    for k in ("fallen", "game_ended", "jump_landed", "score_time", "score"):
+        np.testing.assert_array_equal(a[k], b[k])
+    assert a["score_time"][0] == pytest.approx(1 / 30)
+    if a["game_ended"][-1]:
+        assert a["game_ended"][:-1].sum() == 0  # replay stops at the end, like sim_env.replay
+
+
+def test_adapter_reads_what_the_game_has(game: BrowserGame) -> None:
+    game.new_page()
+    np.testing.assert_array_equal(game.body_state(), _standin_state(game))
+    game.run(GAIT[:40])
+    np.testing.assert_array_equal(game.body_state(), _standin_state(game))
+    health = game.driver.evaluate("() => window.__qwopAdapter.health()")
+    assert health["found"] and health["held"] and health["updates"] == 40
+    assert game.history == [int(k) for k in GAIT[:40]]
+
+
+def test_page_updates_are_held_in_lockstep(game: BrowserGame) -> None:
+    game.new_page()
+    before = game.driver.evaluate("() => window.__qwopAdapter.health()")
+    time.sleep(0.3)
+    after = game.driver.evaluate("() => window.__qwopAdapter.health()")
+    assert after["updates"] == before["updates"] == 0
+    assert after["heldUpdates"] > before["heldUpdates"]  # the page tried, and was held back
+    assert game.score_time == 0
+
+
+def test_reset_and_session_replay(game: BrowserGame) -> None:
+    game.new_page()
+    game.run(GAIT[:30])
+    game.reset(1)
+    assert game.score_time == pytest.approx(1 / 30)
+    assert game.history[-1] == 17
+    events = np.concatenate([GAIT[:30], [17], GAIT[:20]]).astype(np.int8)
+    s1 = game.replay_session(events)
+    s2 = game.replay_session(events)
+    assert len(s1["state"]) == len(events)
+    assert s1["state"].tobytes() == s2["state"].tobytes()
+    assert s1["score_time"][30] == pytest.approx(1 / 30)
+
+
+def test_bad_keys_are_rejected(game: BrowserGame) -> None:
+    with pytest.raises(ValueError, match="out of range"):
+        game.update(16)
+    with pytest.raises(ValueError, match=r"keys\[1\] = 20 is out of range"):
+        game.run(np.array([1, 20]))
+
+
+def test_screenshot_of_the_canvas(game: BrowserGame) -> None:
+    game.new_page()
+    game.run(GAIT[:10])
+    game.driver.evaluate("() => window.__qwopAdapter.renderFrames(2)")
+    img = game.screenshot()
+    assert img.shape == (400, 640, 3)
+    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_realtime_key_presses_land_in_the_right_update(standin: Path, backend: str) -> None:
+    with BrowserGame(standin, backend=backend, mode="realtime") as g:
+        g.driver.add_init_script(
+            "window.__keyTimes = [];"
+            "window.addEventListener('keydown', (e) => window.__keyTimes.push([e.key, performance.now()]), true);"
+        )
+        g.new_page(start=False)
+        g.click_canvas()
+        g.drain()
+        time.sleep(0.3)  # some updates without keys first
+        g.press(1)  # Q down through the browser's input pipeline
+        time.sleep(0.3)
+        g.press(1 | 8, held=1)  # P down too
+        time.sleep(0.3)
+        g.press(0, held=9)
+        time.sleep(0.2)
+        rec = g.drain()
+        times = dict((k, t) for k, t in g.driver.evaluate("() => window.__keyTimes"))
+    masks = rec[:, 1].astype(int) % 16
+    wall = rec[:, 5]
+    first_q = int(np.argmax(masks & 1))
+    assert masks[first_q] & 1 and first_q > 0
+    assert wall[first_q] >= times["q"] > wall[first_q - 1]  # the first update after the key event
+    first_p = int(np.argmax(masks & 8))
+    assert masks[first_p] == 9
+    assert wall[first_p] >= times["p"] > wall[first_p - 1]
+    assert masks[-1] == 0
+    np.testing.assert_array_equal(np.diff(rec[:, 0]), 1)  # every update, once
+
+
+def test_realtime_keeps_thirty_updates_per_second(standin: Path) -> None:
+    seconds = 4.0
+    with BrowserGame(standin, backend="playwright", mode="realtime") as g:
+        g.new_page(start=False)
+        g.click_canvas()
+        g.drain()
+        t0 = time.monotonic()
+        rows = []
+        while time.monotonic() - t0 < seconds:
+            time.sleep(0.25)
+            rows.append(g.drain())
+        rec = np.concatenate(rows)
+    idx = rec[:, 0]
+    np.testing.assert_array_equal(np.diff(idx), 1)  # none dropped, none duplicated
+    rate = len(rec) / seconds
+    assert 27 <= rate <= 33, rate
+
+
+def test_browser_env_checker_and_spaces(standin: Path) -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("QwopBrowser-v0", game=str(standin), mode="lockstep", frame_skip=2, action_set="distinct")
+    sim = gymnasium.make("QwopSim-v0", frame_skip=2, action_set="distinct")
+    assert env.observation_space == sim.observation_space
+    assert env.action_space == sim.action_space
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*infinity.*")
+        check_env(env.unwrapped, skip_render_check=True)
+    env.reset(seed=0)
+    total = 0.0
+    for a in [5, 5, 4, 4, 5, 5]:
+        _, r, te, tr, _info = env.step(a)
+        total += r
+        if te or tr:
+            break
+    keys = env.unwrapped.episode_keys()
+    out = env.unwrapped.game.replay(keys)
+    np.testing.assert_array_equal(out["state"][-1], env.unwrapped.game.body_state())
+    env.close()
+
+
+def test_browser_env_realtime_reports_landed_update(standin: Path) -> None:
+    env = gymnasium.make("QwopBrowser-v0", game=str(standin), mode="realtime", frame_skip=2)
+    env.reset()
+    landed = []
+    for a in [3, 6, 3, 6]:
+        _, _, te, _, info = env.step(a)
+        landed.append(info["landed_update"])
+        assert len(info["records"]) >= 2
+        if te:
+            break
+    assert all(x >= 0 for x in landed) and landed == sorted(landed)
+    env.close()
+
+
+# ---------------------------------------------------------------- error paths
+
+
+def test_missing_game_files(tmp_path: Path) -> None:
+    with pytest.raises(GameFolderError, match="game folder not found"):
+        find_game_files(tmp_path / "nope")
+    (tmp_path / "QWOP.min.js").write_text("//")
+    with pytest.raises(GameFolderError, match=r"missing assetbundle\.parcel.*fetch-game"):
+        GameServer(tmp_path)
+
+
+def test_assets_layout_is_served(tmp_path: Path) -> None:
+    build_standin(tmp_path, layout="assets")
+    assert set(find_game_files(tmp_path)) == {"QWOP.min.js", "assetbundle.parcel"}
+    with BrowserGame(tmp_path) as g:
+        g.new_page()
+        g.run(GAIT[:5])
+        assert g.updates == 5
+
+
+def test_page_that_never_finishes_loading(tmp_path: Path) -> None:
+    build_standin(tmp_path, never_finish_loading=True)
+    with BrowserGame(tmp_path, timeout_s=3) as g, pytest.raises(GameLoadError) as err:
+        g.new_page()
+    msg = str(err.value)
+    assert "did not finish loading" in msg and "standin: asset bundle says never finish" in msg
+
+
+def test_adapter_reports_what_it_found_without_a_game(tmp_path: Path) -> None:
+    (tmp_path / "QWOP.min.js").write_text(
+        "window.notTheGame = {}; window.notTheGame.m_world = {step() {}};"
+        "console.log('this page has no QWOP game object');"
+    )
+    (tmp_path / "assetbundle.parcel").write_text("x")
+    with BrowserGame(tmp_path, timeout_s=2) as g, pytest.raises(GameLoadError) as err:
+        g.new_page()
+    msg = str(err.value)
+    assert "did not find the game object" in msg and "Objects that got m_world" in msg
+    assert "this page has no QWOP game object" in msg
+
+
+def test_domain_lock_is_detected(standin: Path) -> None:
+    with BrowserGame(standin, timeout_s=5) as g:
+        g.url = g.url.replace("foddy.localhost", "127.0.0.1")
+        with pytest.raises(GameLoadError, match="domain lock"):
+            g.new_page()
+        dead = g.driver.evaluate("() => window.__standinDebug().dead")
+        assert dead  # the stand-in shut its engine down, like the original does
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_browser_installed(backend: str, tmp_path: Path) -> None:
+    with pytest.raises(BrowserError, match="apt-get install -y chromium chromium-driver"):
+        make_driver(backend, executable_path=str(tmp_path / "no-chromium"))
+
+
+def test_unknown_backend(standin: Path) -> None:
+    with pytest.raises(ValueError, match="unknown backend"):
+        BrowserGame(standin, backend="lynx")
+
+
+def test_fetch_game_offline_message(tmp_path: Path) -> None:
+    with pytest.raises(ConnectionError, match="needs to be online"):
+        fetch_game(tmp_path / "g", base_url="http://127.0.0.1:9/", timeout_s=2)
+    assert not any((tmp_path / "g").glob("*.part"))
+
+
+def test_browser_bench_smoke() -> None:
+    from browser_env.bench import main
+
+    assert main(["--quick"]) == 0
+
+
+def test_package_registers_env() -> None:
+    assert "QwopBrowser-v0" in gymnasium.registry
+    assert browser_env.BrowserGame is BrowserGame
