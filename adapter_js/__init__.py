@@ -7,10 +7,12 @@ user's ``QWOP.min.js``), ``standin/`` (an open stand-in game for tests).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-ADAPTER_VERSION = "1.0.0"
+# The version lives in the adapter itself; Python checks the page reports the same one.
+ADAPTER_VERSION = re.search(r'const VERSION = "([^"]+)"', (ROOT / "qwop_adapter.js").read_text()).group(1)
 
 
 def read(name: str) -> str:

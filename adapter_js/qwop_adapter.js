@@ -14,6 +14,7 @@
  *   run(masks, stopOnEnd)    -> lock-step: one update per mask, returns base64 records
  *   reset(mask)              -> the original's reset() with `mask` held, returns one record
  *   state()                  -> base64 record of the current state (event -1)
+ *   initial()                -> base64 record of the state at page load, before any update
  *   setKeys(mask)            -> set QDown..PDown
  *   hold(flag)               -> hold back (true) or release (false) the page's own updates
  *   drain()                  -> real-time: base64 records of every update since the last drain
@@ -28,7 +29,7 @@
 (() => {
   "use strict";
   if (window.__qwopAdapter) return;
-  const VERSION = "1.0.0";
+  const VERSION = "1.1.0";
   const PARTS = ["torso", "head", "leftArm", "leftCalf", "leftFoot", "leftForearm", "leftThigh",
                  "rightArm", "rightCalf", "rightFoot", "rightForearm", "rightThigh"];
   const HEADER = 6;
@@ -43,6 +44,7 @@
   let heldUpdates = 0;   // page updates held back
   let heldResets = 0;
   const seen = [];       // objects that got m_world, described for diagnostics
+  let initial = null;    // the state before the first update (page load)
   const errors = [];
 
   // Real-time ring buffer.
@@ -107,6 +109,7 @@
     const origReset = g.reset;
     g.update = function (dt) {
       if (held && !inside) { heldUpdates++; return undefined; }
+      if (initial === null) { initial = new Float64Array(RECORD_SIZE); writeRecord(initial, 0, -1); }
       const mask = maskOf(this);
       const event = resetDepth > 0 ? 16 + mask : mask;
       const r = origUpdate.call(this, dt);
@@ -212,6 +215,11 @@
       const out = new Float64Array(RECORD_SIZE);
       writeRecord(out, 0, -1);
       return { n: 1, data: toBase64(out) };
+    },
+    initial() {
+      need();
+      if (initial === null) { initial = new Float64Array(RECORD_SIZE); writeRecord(initial, 0, -1); }
+      return { n: 1, data: toBase64(initial) };
     },
     drain() {
       const available = ringWrite - ringRead;

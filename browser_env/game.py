@@ -28,6 +28,7 @@ from adapter_js import read as read_adapter_file
 from browser_env.drivers import Driver, make_driver
 from browser_env.server import HOST_NAME, GameServer
 
+CLICK_EVENT = 32
 HEADER = 6
 RECORD_SIZE = HEADER + 72
 FLAG_FALLEN, FLAG_ENDED, FLAG_LANDED, FLAG_JUMPED, FLAG_PAUSE, FLAG_FIRST_CLICK = 1, 2, 4, 8, 16, 32
@@ -173,7 +174,8 @@ class BrowserGame:
         self.loaded = True
         if start and self.mode == "lockstep":
             self.driver.evaluate("() => window.__qwopAdapter.start()")
-            self._last = decode_records(self.driver.evaluate("() => window.__qwopAdapter.state()"))[0]
+        if self.mode == "lockstep":
+            self.refresh()
         return health
 
     def _need_page(self) -> None:
@@ -224,11 +226,21 @@ class BrowserGame:
         out["keys"] = arr[: len(out["state"])]
         return out
 
+    def click(self) -> None:
+        """Lock-step: the click to begin, through the adapter (firstClick, time 0, intro gone)."""
+        self._need_page()
+        self.driver.evaluate("() => window.__qwopAdapter.start()")
+        self.history.append(CLICK_EVENT)
+        self.refresh()
+
     def replay_session(self, events: Any) -> dict[str, np.ndarray]:
-        """A whole session in a fresh page: 0..15 = update with mask, 16+mask = R released."""
-        ev = _check_int8(events, "events", 31)
-        self.new_page()
-        initial = self.body_state()
+        """A whole session in a fresh page: 0..15 = update with mask, 16+mask = R released,
+        32 = the click to begin (a session containing it starts on the intro screen)."""
+        ev = _check_int8(events, "events", CLICK_EVENT)
+        has_click = bool((ev == CLICK_EVENT).any())
+        self.new_page(start=not has_click)
+        initial = decode_records(self.driver.evaluate("() => window.__qwopAdapter.initial()"))[0]
+        initial = initial[HEADER:].reshape(12, 6).copy()
         rows = []
         i = 0
         while i < len(ev):
@@ -238,7 +250,10 @@ class BrowserGame:
             if j > i:
                 rows.append(self.run(ev[i:j]))
             if j < len(ev):
-                self.reset(int(ev[j]) - 16)
+                if ev[j] == CLICK_EVENT:
+                    self.click()
+                else:
+                    self.reset(int(ev[j]) - 16)
                 rows.append(self._last[None, :].copy())
                 j += 1
             i = j

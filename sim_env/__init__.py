@@ -10,6 +10,7 @@ runner's parts and joints come from the C++ engine, their one source of truth.
 """
 
 from sim_env._core import (
+    CLICK_EVENT,
     FINISH_M,
     GAME_BYTES,
     HURDLE_HALF_EXTENTS,
@@ -38,6 +39,7 @@ from sim_env._core import (
 STATE_COLUMNS = ("x", "y", "angle", "vx", "vy", "omega")
 
 __all__ = [
+    "CLICK_EVENT",
     "FINISH_M",
     "GAME_BYTES",
     "HURDLE_HALF_EXTENTS",

@@ -122,8 +122,8 @@ def test_replay_rejects_wrong_dtype_and_values() -> None:
         sim_env.replay(np.array([0, 1, 16], dtype=np.int8))
     with pytest.raises(ValueError, match="1-D"):
         sim_env.replay(np.zeros((2, 2), dtype=np.int8))
-    with pytest.raises(ValueError, match=r"events\[1\] = 32 is out of range 0..31"):
-        sim_env.replay_session(np.array([0, 32], dtype=np.int8))
+    with pytest.raises(ValueError, match=r"events\[1\] = 33 is out of range 0..32"):
+        sim_env.replay_session(np.array([0, 33], dtype=np.int8))
 
 
 def test_restore_rejects_foreign_snapshots() -> None:
@@ -151,3 +151,22 @@ def test_same_keys_same_bits_every_run() -> None:
     a = sim_env.replay(keys)["state"]
     b = sim_env.replay(keys)["state"]
     assert a.tobytes() == b.tobytes()
+
+
+def test_intro_screen_before_the_first_click() -> None:
+    sim = sim_env.QwopSim(first_click=False)
+    assert not sim.first_click
+    for _ in range(10):
+        sim.update(0)
+    # Updates run (the head's torque builds up) but the world is not stepped.
+    np.testing.assert_array_equal(sim.body_state(), sim_env.QwopSim().body_state())
+    assert sim.detail()["bodies"][1][0] < -10
+    sim.click()
+    assert sim.first_click and sim.score_time == 0.0
+    sim.update(9)
+    assert sim.score_time == sim_env.UPDATE_DT
+    events = np.array([0] * 10 + [sim_env.CLICK_EVENT, 9], dtype=np.int8)
+    out = sim_env.replay_session(events)
+    np.testing.assert_array_equal(out["state"][-1], sim.body_state())
+    # The idle frames change the run: the same key after a click with no idle frames differs.
+    assert not np.array_equal(sim_env.replay(np.array([9], dtype=np.int8))["state"][-1], sim.body_state())

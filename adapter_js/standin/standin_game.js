@@ -42,6 +42,8 @@
       this.fallen = false; this.gameEnded = false; this.jumped = false; this.jumpLanded = false;
       this.pause = false;
       this.dead = false;
+      this._log = [];
+      this._inReset = 0;
       this.cameraX = -200;
       this.world_camera = { get_pos: () => ({ x: this.cameraX, y: 0 }) };
       this._own = {};  // the stand-in's own references to its bodies (for its debug dump)
@@ -167,6 +169,11 @@
       if (!this.jumpLanded) this.score = Math.round(this._own.torso.getWorldCenter().x) / 10;
       if (this.jumpLanded && !this.gameEnded) { this.pause = true; this._endGame(); }
       else if (this.fallen && !this.gameEnded) this._endGame();
+      // The stand-in's own log of what each update saw (for tests).
+      if (this._log.length < 20000) {
+        this._log.push([(this.QDown ? 1 : 0) | (this.WDown ? 2 : 0) | (this.ODown ? 4 : 0) | (this.PDown ? 8 : 0),
+                        this._inReset, this.debugState()]);
+      }
     }
 
     reset() {
@@ -177,7 +184,8 @@
       this.m_world.setGravity(Vec2(0, 10));
       this.create_player();
       this.fallen = false; this.gameEnded = false; this.jumped = false; this.jumpLanded = false; this.pause = false;
-      this.update(1 / 30);
+      this._inReset = 1;
+      try { this.update(1 / 30); } finally { this._inReset = 0; }
     }
 
     // The stand-in's own view of its state, from its own body references.
@@ -192,7 +200,7 @@
 
   const game = new StandinGame();
   window.__standinDebug = () => ({ state: game.debugState(), dead: game.dead, scoreTime: game.scoreTime,
-                                   keys: [game.QDown, game.WDown, game.ODown, game.PDown] });
+                                   keys: [game.QDown, game.WDown, game.ODown, game.PDown], log: game._log });
 
   // Input bindings.
   const keyFlag = { q: "QDown", w: "WDown", o: "ODown", p: "PDown" };

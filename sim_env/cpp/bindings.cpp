@@ -71,7 +71,10 @@ void check_overflow(const Game& g) {
 
 class QwopSim {
  public:
-  QwopSim() : game_(std::make_unique<Game>()), scratch_(std::make_unique<qwop::StepScratch>()) { game_->load(); }
+  explicit QwopSim(bool first_click = true)
+      : game_(std::make_unique<Game>()), scratch_(std::make_unique<qwop::StepScratch>()) {
+    game_->load(first_click);
+  }
 
   void update(py::handle keys) {
     game_->update(check_keys(keys), *scratch_);
@@ -294,17 +297,24 @@ py::dict replay(py::handle keys_obj) {
   return d;
 }
 
+constexpr int8_t kClickEvent = 32;
+
 py::dict replay_session(py::handle events_obj) {
-  auto events = check_int8_array(events_obj, "events", 31);
-  QwopSim sim;
+  auto events = check_int8_array(events_obj, "events", kClickEvent);
+  const int8_t* e = events.data();
+  bool has_click = false;
+  for (py::ssize_t t = 0; t < events.shape(0); ++t) has_click = has_click || e[t] == kClickEvent;
+  // A session with a click event starts on the intro screen, before the click.
+  QwopSim sim(!has_click);
   const py::ssize_t T = events.shape(0);
   Recorder rec(T);
   py::array initial = sim.body_state();
-  const int8_t* e = events.data();
   {
     py::gil_scoped_release release;
     for (py::ssize_t t = 0; t < T; ++t) {
-      if (e[t] >= 16) {
+      if (e[t] == kClickEvent) {
+        sim.game().click();
+      } else if (e[t] >= 16) {
         sim.game().reset(e[t] - 16, sim.scratch());
       } else {
         sim.game().update(e[t], sim.scratch());
@@ -329,7 +339,10 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "Native QWOP simulator (C++ engine reproducing the original game exactly)";
 
   py::class_<QwopSim>(m, "QwopSim", "One game, in the traces' initial state: page loaded, first click made, no update run.")
-      .def(py::init<>())
+      .def(py::init<bool>(), py::arg("first_click") = true,
+           "first_click=False starts on the intro screen (updates run, the world is not stepped) until click().")
+      .def("click", [](QwopSim& s) { s.game().click(); }, "The click to begin (firstClick; game time back to 0).")
+      .def_property_readonly("first_click", [](const QwopSim& s) { return s.game().flags.firstClick; })
       .def("update", &QwopSim::update, py::arg("keys"), "Run one game update with the key mask held (1=Q 2=W 4=O 8=P).")
       .def("reset", &QwopSim::reset, py::arg("keys") = 0,
            "What releasing R does in the original: rebuild the runner, then one update with `keys` held.")
@@ -377,7 +390,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("replay", &replay, py::arg("keys"),
         "Run int8 key masks from the initial state until they end or the game ends; returns a trace-shaped dict.");
   m.def("replay_session", &replay_session, py::arg("events"),
-        "Run a whole session from page load: 0..15 = one update with that mask, 16+mask = R released with mask held.");
+        "Run a whole session from page load: 0..15 = one update with that mask, 16+mask = R released with mask held, "
+        "32 = the click to begin (a session containing it starts on the intro screen).");
+  m.attr("CLICK_EVENT") = int(kClickEvent);
 
   py::class_<qwop::BatchSim>(m, "BatchSim", "N independent games stepped in C++ on a thread pool, with auto-reset.")
       .def(py::init<int, int, int, double>(), py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("frame_skip") = 1,

@@ -106,14 +106,14 @@ struct GameListener final : ContactListener {
   }
 };
 
-void Game::load() {
+void Game::load(bool firstClick) {
   std::memset(static_cast<void*>(this), 0, sizeof(Game));
   world.init({0.0, 10.0}, true);
   for (int i = 0; i < kNumTiles; ++i) tile[i] = create_box_body(world, def::kBodies[i], kUserTrack);
   block = create_box_body(world, def::kBodies[3], kUserBlock);
   cameraX = -200.0;
   create_player();
-  flags = GameFlags{false, false, false, false, false, true};
+  flags = GameFlags{false, false, false, false, false, firstClick};
   scoreTime = 0.0;
   score = 0.0;
   keys = 0;
@@ -167,6 +167,12 @@ void Game::create_player() {
     joint[k - 1] = world.create_joint(rd);
   }
   runnerExists = true;
+}
+
+void Game::click() {
+  if (flags.firstClick) return;
+  flags.firstClick = true;
+  scoreTime = 0.0;
 }
 
 void Game::end_game() {

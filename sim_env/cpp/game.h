@@ -66,8 +66,11 @@ struct Game {
   int64_t updates;  // updates since page load
   int64_t resets;   // resets since page load
 
-  // Page loaded, first click made, no update run: the traces' initial state.
-  void load();
+  // Page loaded, no update run; with firstClick the click to begin has been made (the
+  // traces' initial state), without it the game is on its intro screen.
+  void load(bool firstClick = true);
+  // The click to begin: the world starts stepping and the game time restarts at 0.
+  void click();
   // One game update with the given key mask held (0..15).
   void update(int32_t keys, StepScratch& scratch);
   // R released while `keys` are held: the original's reset(), including its own update.
