@@ -65,6 +65,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         self._keys: list[int] = []
         self._held = 0
         self._episode_updates = 0
+        self.episode_records: list[np.ndarray] = []  # every update of the episode, as adapter records
 
     @property
     def history(self) -> list[int]:
@@ -96,6 +97,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         g = self.game
         self._keys = []
         self._episode_updates = 0
+        self.episode_records = []
         if self.mode == "lockstep":
             g.new_page()
             n = self.config.start_noise_updates
@@ -103,7 +105,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
                 count = int(self.np_random.integers(0, n + 1))
                 noise = self.np_random.integers(0, 16, count).astype(np.int8)
                 if count:
-                    g.run(noise)
+                    self.episode_records.append(g.run(noise))
                 self._keys.extend(int(k) for k in noise)
                 self._episode_updates = count
         else:
@@ -134,9 +136,11 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             n = min(self.config.frame_skip, self.config.max_updates - self._episode_updates)
             records = g.run(np.full(max(n, 1), mask, dtype=np.int8), stop_on_end=True)
             self._keys.extend([mask] * len(records))
+            self.episode_records.append(records)
         else:
             records, landed = self._realtime_step(mask)
             extra = {"landed_update": landed, "records": records}
+            self.episode_records.append(records)
         self._episode_updates += len(records)
         after = g.body_state()
         terminated = g.game_ended

@@ -48,6 +48,9 @@ class QwopVecEnv(VectorEnv):
         self.single_observation_space = spaces.Box(-np.inf, np.inf, shape=(OBS_SIZE * k,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self._frames = np.zeros((num_envs, k, OBS_SIZE), dtype=np.float32)
+        # Key masks of each env's random start (empty without start noise), so that an
+        # episode can be replayed exactly: prefix + the masks of its actions.
+        self.episode_prefix: list[np.ndarray] = [np.zeros(0, dtype=np.int8) for _ in range(num_envs)]
         self._np_random_envs: np.random.Generator = np.random.default_rng()
 
     @property
@@ -60,9 +63,10 @@ class QwopVecEnv(VectorEnv):
             return
         for i in idx:
             count = int(self._np_random_envs.integers(0, n + 1))
+            keys = self._np_random_envs.integers(0, 16, count).astype(np.int8)
             if count:
-                keys = self._np_random_envs.integers(0, 16, count).astype(np.int8)
                 self._batch.advance_env(int(i), keys)
+            self.episode_prefix[int(i)] = keys
 
     def _restart_frames(self, idx: np.ndarray) -> None:
         if self.config.frame_stack > 1:

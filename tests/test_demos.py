@@ -11,43 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import sim_env
 from demos.convert import load
 from demos.format import CLICK_EVENT, DemoFormatError, load_demo, save_demo
 from demos.inspect import main_demos, summary
 from demos.replay import main_replay, replay_sim, write_video
+from demos.simulate import simulated_demo_arrays
 from sim_env.actions import action_masks
 
 
 def sim_demo(events: np.ndarray) -> tuple[dict[str, np.ndarray], dict]:
     """A demo made from a simulated session (what an exact recording of it would hold)."""
-    ev = np.asarray(events, dtype=np.int8)
-    out = sim_env.replay_session(ev)
-    t = len(ev)
-    starts = [i for i, e in enumerate(ev) if e == CLICK_EVENT or 16 <= e < 32] or [0]
-    ends = [*starts[1:], t]
-    episode = np.full(t, -1, dtype=np.int32)
-    for k, (s, e) in enumerate(zip(starts, ends, strict=True)):
-        episode[s:e] = k
-    keys = np.where(ev == CLICK_EVENT, -1, ev % 16).astype(np.int8)
-    arrays = {
-        "events": ev,
-        "initial": out["initial"],
-        "state": out["state"],
-        "fallen": out["fallen"],
-        "game_ended": out["game_ended"],
-        "jump_landed": out["jump_landed"],
-        "score_time": out["score_time"],
-        "score": out["score"],
-        "keys": keys,
-        "wall_time": np.arange(t, dtype=np.float64) * 33.3,
-        "update_index": np.arange(1, t + 1, dtype=np.int64),
-        "episode": episode,
-        "episode_start": np.array(starts, dtype=np.int64),
-        "episode_end": np.array(ends, dtype=np.int64),
-        "episode_partial": np.zeros(len(starts), dtype=np.int8),
-    }
-    return arrays, {"player": "sim", "date": "2026-12-02T00:00:00+00:00"}
+    return simulated_demo_arrays(events), {"player": "sim", "date": "2026-12-02T00:00:00+00:00"}
 
 
 EVENTS = np.concatenate([[0] * 5, [CLICK_EVENT], np.tile([9] * 5 + [5] * 9, 8), [16 + 1], [6] * 40]).astype(np.int8)

@@ -1,0 +1,222 @@
+"""``qwop eval MODEL``: many episodes in the simulator (``--sim``), or in the real game in a
+browser (``--browser --game DIR``), with the same report: mean and best distance, time,
+falls and success rate (finishing 100 m); plus, for the best episode, a GIF and a
+demo-format trace that replays exactly (``qwop replay FILE --sim/--browser``).
+
+The game is deterministic, so with a deterministic policy every episode from the same
+start is the same run. Evaluation episodes therefore start with a few random updates
+(``start_noise_updates``, seeded, part of each episode's replayable keys) unless 0 is asked.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import sim_env
+from sim_env.vec_env import QwopVecEnv
+
+
+def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
+    """An SB3 model and the env options it was trained with (from its .qwop.json)."""
+    from agents.train import algo_class, model_sidecar
+
+    p = Path(path)
+    if not p.is_file() and p.with_suffix(".zip").is_file():
+        p = p.with_suffix(".zip")
+    if not p.is_file():
+        raise FileNotFoundError(f"model not found: {path}")
+    side = model_sidecar(p)
+    if not side.is_file():
+        raise FileNotFoundError(
+            f"{side} is missing: it records the env options the model was trained with "
+            "(qwop train writes it beside every model)"
+        )
+    info = json.loads(side.read_text())
+    model = algo_class(info["algo"]).load(str(p), device="cpu")
+    return model, info
+
+
+def _report(scores: list[float], times: list[float], finished: list[bool], fell: list[bool]) -> dict[str, Any]:
+    s = np.array(scores)
+    fin = np.array(finished, dtype=bool)
+    return {
+        "episodes": len(s),
+        "mean_distance_m": float(s.mean()) if len(s) else 0.0,
+        "best_distance_m": float(s.max()) if len(s) else 0.0,
+        "mean_time_s": float(np.mean(times)) if times else 0.0,
+        "success_rate": float(fin.mean()) if len(s) else 0.0,
+        "best_finish_time_s": float(np.min(np.array(times)[fin])) if fin.any() else None,
+        "fall_rate": float(np.mean(fell)) if fell else 0.0,
+    }
+
+
+@dataclass
+class Episode:
+    """One finished simulated episode and the key masks that replay it exactly."""
+
+    score: float
+    time_s: float
+    finished: bool
+    fell: bool
+    keys: np.ndarray
+
+
+def rollouts(
+    model: Any,
+    env_options: dict[str, Any],
+    episodes: int,
+    num_envs: int = 16,
+    num_threads: int = 1,
+    deterministic: bool = True,
+    start_noise_updates: int = 0,
+    time_limit: float = 120.0,
+    seed: int = 0,
+) -> list[Episode]:
+    """Run ``episodes`` episodes of a policy (SB3 ``predict``) in the batched simulator."""
+    opts = dict(env_options, time_limit=time_limit, start_noise_updates=start_noise_updates)
+    n = max(1, min(num_envs, episodes))
+    env = QwopVecEnv(n, min(num_threads, n), **opts)
+    obs, _ = env.reset(seed=seed)
+    masks, frame_skip = env.config.masks, env.config.frame_skip
+    keys: list[list[int]] = [list(env.episode_prefix[i]) for i in range(n)]
+    done: list[Episode] = []
+    while len(done) < episodes:
+        action, _ = model.predict(obs, deterministic=deterministic)
+        action = np.asarray(action).reshape(n)
+        for i in range(n):
+            keys[i].extend([int(masks[action[i]])] * frame_skip)
+        obs, _, term, trunc, inf = env.step(action)
+        for i in np.flatnonzero(term | trunc):
+            fi = inf["final_info"]
+            done.append(
+                Episode(
+                    float(fi["score"][i]),
+                    float(fi["score_time"][i]),
+                    bool(fi["finished"][i]),
+                    bool(fi["fallen"][i]),
+                    np.array(keys[i], dtype=np.int8),
+                )
+            )
+            keys[i] = list(env.episode_prefix[i])
+    env.close()
+    return done[:episodes]
+
+
+def best_episode(episodes: list[Episode]) -> tuple[Episode, np.ndarray]:
+    """The farthest (then fastest) episode, and its keys cut at the end of its game
+    (frame skip may run past it)."""
+    best = max(episodes, key=lambda e: (e.score, -e.time_s))
+    run = sim_env.replay(best.keys)
+    return best, best.keys[: len(run["state"])]
+
+
+def evaluate_policy_sim(
+    model: Any,
+    env_options: dict[str, Any],
+    episodes: int = 32,
+    num_envs: int = 16,
+    num_threads: int = 1,
+    deterministic: bool = True,
+    start_noise_updates: int = 15,
+    time_limit: float = 120.0,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Evaluate any policy with SB3's ``predict(obs, deterministic)`` in the batched simulator."""
+    eps = rollouts(
+        model, env_options, episodes, num_envs, num_threads, deterministic, start_noise_updates, time_limit, seed
+    )
+    report = _report([e.score for e in eps], [e.time_s for e in eps], [e.finished for e in eps], [e.fell for e in eps])
+    report["best_keys"] = best_episode(eps)[1].tolist()
+    report["where"] = "simulator"
+    return report
+
+
+def evaluate_sim(model_path: str | Path, **options: Any) -> dict[str, Any]:
+    """Evaluate a saved model in the batched simulator (options as for evaluate_policy_sim)."""
+    model, info = load_model(model_path)
+    return evaluate_policy_sim(model, info["env"], **options)
+
+
+def evaluate_browser(
+    model_path: str | Path,
+    game: str,
+    mode: str = "lockstep",
+    backend: str = "playwright",
+    episodes: int = 3,
+    start_noise_updates: int = 15,
+    time_limit: float = 120.0,
+    seed: int = 0,
+    headless: bool = True,
+) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """Evaluate in the browser (the original game); returns the report and each episode's records."""
+    import gymnasium
+
+    import browser_env  # noqa: F401 (registers the env)
+
+    model, info = load_model(model_path)
+    noise = start_noise_updates if mode == "lockstep" else 0
+    env = gymnasium.make(
+        "QwopBrowser-v0",
+        game=game,
+        mode=mode,
+        backend=backend,
+        headless=headless,
+        **dict(info["env"], time_limit=time_limit, start_noise_updates=noise),
+    ).unwrapped
+    scores, times, finished, fell, records = [], [], [], [], []
+    try:
+        for ep in range(episodes):
+            obs, _ = env.reset(seed=seed + ep)
+            while True:
+                action, _ = model.predict(obs, deterministic=True)
+                obs, _, term, trunc, inf = env.step(int(action))
+                if term or trunc:
+                    break
+            scores.append(float(inf["score"]))
+            times.append(float(inf["score_time"]))
+            finished.append(bool(inf["finished"]))
+            fell.append(bool(inf["fallen"]))
+            records.append(np.concatenate(env.episode_records))
+    finally:
+        env.close()
+    report = _report(scores, times, finished, fell)
+    report["where"] = f"browser ({mode}, {backend})"
+    return report, records
+
+
+def save_browser_recording(records: np.ndarray, initial: np.ndarray, out: Path, meta: dict[str, Any]) -> Path:
+    """The demo-format trace of an evaluation episode (replays with qwop replay)."""
+    from demos.format import save_demo
+    from demos.record import session_arrays
+
+    return save_demo(out, session_arrays(initial, records, closed_early=False), meta)
+
+
+def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
+    """A GIF of a run replayed in the simulator, drawn from the simulator's states."""
+    from sim_env.render import render_state, save_gif
+
+    sim = sim_env.QwopSim()
+    frames = [render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x)]
+    for t, k in enumerate(np.asarray(keys, dtype=np.int8)):
+        sim.update(int(k))
+        if t % every == 0 or sim.game_ended:
+            frames.append(render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x))
+        if sim.game_ended:
+            break
+    save_gif(frames, str(path), fps=max(1, 30 // every))
+    return Path(path)
+
+
+def format_report(r: dict[str, Any]) -> str:
+    fin = f", best finish {r['best_finish_time_s']:.2f} s" if r.get("best_finish_time_s") else ""
+    return (
+        f"{r['where']}: {r['episodes']} episodes, mean {r['mean_distance_m']:.1f} m, best "
+        f"{r['best_distance_m']:.1f} m, mean time {r['mean_time_s']:.1f} s, success {r['success_rate']:.0%}, "
+        f"falls {r['fall_rate']:.0%}{fin}"
+    )

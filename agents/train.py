@@ -1,0 +1,259 @@
+"""``qwop train``: stable-baselines3 on the batched native simulator.
+
+A run folder (``runs/NAME/``) gets: ``config.toml`` (the full configuration used),
+TensorBoard logs (``tb/``), checkpoints (``checkpoints/``, with the replay buffer for
+DQN-family agents), ``final.zip`` with its ``final.qwop.json`` (the env options a model
+needs at evaluation), and ``eval.json`` (the final evaluation). ``--resume CHECKPOINT``
+continues a run from a checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from stable_baselines3 import A2C, DQN, PPO
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+
+from agents.config import TrainConfig, to_toml
+from sim_env.sb3 import make_sb3_vec
+
+
+def algo_class(name: str) -> type[BaseAlgorithm]:
+    if name == "ppo":
+        return PPO
+    if name == "a2c":
+        return A2C
+    if name == "dqn":
+        return DQN
+    if name == "qrdqn":
+        try:
+            from sb3_contrib import QRDQN
+        except ImportError as exc:
+            raise RuntimeError("qrdqn needs sb3-contrib: pip install sb3-contrib") from exc
+        return QRDQN
+    raise ValueError(f"unknown algorithm {name!r}")
+
+
+def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> BaseAlgorithm:
+    a = cfg.algo
+    act = torch.nn.ReLU if cfg.policy.activation == "relu" else torch.nn.Tanh
+    common: dict[str, Any] = {
+        "learning_rate": a.learning_rate,
+        "gamma": a.gamma,
+        "seed": cfg.run.seed,
+        "device": cfg.run.device,
+        "tensorboard_log": tensorboard_log,
+        "verbose": 0,
+    }
+    arch = list(cfg.policy.net_arch)
+    if a.name == "ppo":
+        return PPO(
+            "MlpPolicy",
+            env,
+            n_steps=a.n_steps,
+            batch_size=a.batch_size,
+            n_epochs=a.n_epochs,
+            ent_coef=a.ent_coef,
+            clip_range=a.clip_range,
+            gae_lambda=a.gae_lambda,
+            policy_kwargs={"net_arch": arch, "activation_fn": act},
+            **common,
+        )
+    if a.name == "a2c":
+        n_steps = 5 if a.n_steps == 256 else a.n_steps
+        return A2C(
+            "MlpPolicy",
+            env,
+            n_steps=n_steps,
+            ent_coef=a.ent_coef,
+            gae_lambda=a.gae_lambda,
+            policy_kwargs={"net_arch": arch, "activation_fn": act},
+            **common,
+        )
+    cls = algo_class(a.name)
+    kwargs: dict[str, Any] = {
+        "buffer_size": a.buffer_size,
+        "learning_starts": a.learning_starts,
+        "batch_size": a.batch_size,
+        "train_freq": a.train_freq,
+        "gradient_steps": a.gradient_steps,
+        "target_update_interval": a.target_update_interval,
+        "exploration_fraction": a.exploration_fraction,
+        "exploration_final_eps": a.exploration_final_eps,
+        "policy_kwargs": {"net_arch": arch, "activation_fn": act},
+    }
+    if cfg.imitation.inject:
+        from agents.imitation import DemoReplayBuffer
+
+        kwargs["replay_buffer_class"] = DemoReplayBuffer
+    return cls("MlpPolicy", env, **kwargs, **common)
+
+
+class StopAfterMinutes(BaseCallback):
+    """Stops training after a wall-clock budget."""
+
+    def __init__(self, minutes: float) -> None:
+        super().__init__()
+        self.deadline = time.monotonic() + minutes * 60.0
+
+    def _on_step(self) -> bool:
+        return time.monotonic() < self.deadline
+
+
+def model_sidecar(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(".zip") + ".qwop.json")
+
+
+def save_model(model: BaseAlgorithm, path: Path, cfg: TrainConfig) -> Path:
+    model.save(str(path))
+    side = {"algo": cfg.algo.name, "env": cfg.env_options(), "num_timesteps": int(model.num_timesteps)}
+    model_sidecar(path).write_text(json.dumps(side, indent=2))
+    return path
+
+
+class SidecarCheckpoint(CheckpointCallback):
+    """Checkpoints that also write the env options beside each model file."""
+
+    def __init__(self, cfg: TrainConfig, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cfg = cfg
+
+    def _on_step(self) -> bool:
+        saved = self.n_calls % self.save_freq == 0
+        ok = super()._on_step()
+        if saved:
+            path = Path(self._checkpoint_path(extension="zip"))
+            side = {"algo": self.cfg.algo.name, "env": self.cfg.env_options(), "num_timesteps": int(self.num_timesteps)}
+            model_sidecar(path).write_text(json.dumps(side, indent=2))
+        return ok
+
+
+def make_env(cfg: TrainConfig) -> Any:
+    """The training env: the batched engine, or SB3's DummyVecEnv of single QwopSim-v0 envs."""
+    if cfg.env.vectorized:
+        env = make_sb3_vec(cfg.env.num_envs, cfg.env.num_threads, **cfg.env_options())
+    else:
+        import gymnasium
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        import sim_env  # noqa: F401 (registers QwopSim-v0)
+
+        opts = cfg.env_options()
+        env = DummyVecEnv([lambda: Monitor(gymnasium.make("QwopSim-v0", **opts)) for _ in range(cfg.env.num_envs)])
+    env.seed(cfg.run.seed)
+    return env
+
+
+def load_demos(cfg: TrainConfig, files: list[str]) -> Any:
+    """Demo transitions shaped like this configuration's env steps."""
+    import demos
+
+    return demos.load(
+        files,
+        action_set=cfg.env.action_set,
+        frame_skip=cfg.env.frame_skip,
+        frame_stack=cfg.env.frame_stack,
+        reward=cfg.env.reward,
+    )
+
+
+def train(cfg: TrainConfig, resume: str | None = None, log: Any = print) -> dict[str, Any]:
+    """Run one training as configured; returns a summary with the final evaluation."""
+    from agents.evaluate import evaluate_sim
+
+    cfg.validate()
+    torch.set_num_threads(cfg.run.torch_threads)
+    name = cfg.run.name or f"{cfg.algo.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = Path(cfg.run.out_dir) / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.toml").write_text(to_toml(cfg))
+    env = make_env(cfg)
+    tb = str(run_dir / "tb")
+    if resume:
+        cls = algo_class(cfg.algo.name)
+        model = cls.load(resume, env=env, device=cfg.run.device, tensorboard_log=tb)
+        # CheckpointCallback names the buffer rl_model_replay_buffer_N_steps.pkl beside rl_model_N_steps.zip.
+        rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".pkl")
+        if hasattr(model, "load_replay_buffer") and rb.is_file():
+            model.load_replay_buffer(str(rb))
+        log(f"resumed from {resume} at {model.num_timesteps} steps")
+    else:
+        model = build_model(cfg, env, tb)
+    callbacks: list[BaseCallback] = []
+    if cfg.run.checkpoint_every > 0:
+        callbacks.append(
+            SidecarCheckpoint(
+                cfg,
+                save_freq=max(1, cfg.run.checkpoint_every // cfg.env.num_envs),
+                save_path=str(run_dir / "checkpoints"),
+                save_replay_buffer=cfg.algo.name in ("dqn", "qrdqn"),
+            )
+        )
+    if cfg.run.minutes > 0:
+        callbacks.append(StopAfterMinutes(cfg.run.minutes))
+    im = cfg.imitation
+    bc_losses: list[float] = []
+    if im.pretrain and not resume:
+        data = load_demos(cfg, im.pretrain)
+        from agents.imitation import pretrain_bc
+
+        bc_losses = pretrain_bc(
+            model,
+            data,
+            epochs=im.bc_epochs,
+            learning_rate=im.bc_learning_rate,
+            batch_size=im.bc_batch_size,
+            seed=cfg.run.seed,
+        )
+        log(f"behaviour cloning on {len(data)} demo steps: loss {bc_losses[0]:.3f} -> {bc_losses[-1]:.3f}")
+    injector = None
+    if im.inject:
+        from agents.imitation import DemoInjectionCallback
+
+        data = load_demos(cfg, im.inject)
+        injector = DemoInjectionCallback(data, ratio=im.inject_ratio, until=im.inject_until, seed=cfg.run.seed)
+        callbacks.append(injector)
+    total = cfg.run.total_timesteps if cfg.run.minutes <= 0 else 10**12
+    t0 = time.monotonic()
+    model.learn(
+        total_timesteps=total,
+        callback=CallbackList(callbacks),
+        progress_bar=cfg.run.progress_bar and cfg.run.minutes <= 0,
+        reset_num_timesteps=not resume,
+        tb_log_name="tb",
+    )
+    train_s = time.monotonic() - t0
+    final = save_model(model, run_dir / "final.zip", cfg)
+    report = evaluate_sim(final, episodes=cfg.run.eval_episodes, num_threads=cfg.env.num_threads)
+    summary = {
+        "run_dir": str(run_dir),
+        "model": str(final),
+        "timesteps": int(model.num_timesteps),
+        "train_seconds": round(train_s, 1),
+        "steps_per_second": round(model.num_timesteps / max(train_s, 1e-9)),
+        "bc_losses": bc_losses,
+        "injected": injector.injected if injector else 0,
+        "eval": report,
+    }
+    (run_dir / "eval.json").write_text(json.dumps(summary, indent=2, default=float))
+    env.close()
+    return summary
+
+
+def summarize(summary: dict[str, Any]) -> str:
+    r = summary["eval"]
+    return (
+        f"trained {summary['timesteps']:,} steps in {summary['train_seconds']:.0f} s "
+        f"({summary['steps_per_second']:,} steps/s); evaluation over {r['episodes']} episodes: "
+        f"mean {r['mean_distance_m']:.1f} m, best {r['best_distance_m']:.1f} m, "
+        f"success {r['success_rate']:.0%}; model {summary['model']}"
+    )
+
+
+__all__ = ["StopAfterMinutes", "algo_class", "build_model", "save_model", "summarize", "train"]

@@ -1,0 +1,217 @@
+"""Agents: config, training end to end (every algorithm, single and vector envs), resume,
+evaluation reports, imitation (behaviour cloning, replay-buffer injection), search."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+import sim_env
+from agents.cli import PRETRAINED
+from agents.cli import main as qwop
+from agents.config import TrainConfig, load_config, to_toml
+from agents.evaluate import evaluate_policy_sim, evaluate_sim, load_model
+from agents.search import save_keys_as_demo, search
+from agents.train import train
+from demos.format import load_demo
+from demos.replay import replay_sim
+from sim_env.actions import action_masks
+from sim_env.gaits import SHUFFLE, gait_keys
+
+DEFAULTS = Path(__file__).resolve().parent.parent / "agents" / "default_config.toml"
+
+
+def _small(tmp_path: Path, *extra: str) -> TrainConfig:
+    return load_config(
+        None,
+        [
+            f'run.out_dir="{tmp_path}"',
+            "run.progress_bar=false",
+            "run.eval_episodes=4",
+            "env.num_envs=4",
+            "run.total_timesteps=3000",
+            "algo.n_steps=64",
+            "algo.batch_size=64",
+            "algo.learning_starts=500",
+            "policy.net_arch=[32, 32]",
+            "env.time_limit=10.0",
+            *extra,
+        ],
+    )
+
+
+def test_default_config_file_lists_every_parameter() -> None:
+    assert tomllib.loads(DEFAULTS.read_text()) == TrainConfig().to_dict()
+    assert tomllib.loads(to_toml(TrainConfig())) == TrainConfig().to_dict()
+    assert TrainConfig().policy.net_arch == [256, 128] and TrainConfig().policy.activation == "relu"
+
+
+def test_config_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[algo]\nnmae = 'ppo'\n")
+    with pytest.raises(ValueError, match="unknown parameter 'nmae'"):
+        load_config(bad)
+    bad.write_text("[envs]\n")
+    with pytest.raises(ValueError, match=r"unknown config section \[envs\]"):
+        load_config(bad)
+    with pytest.raises(ValueError, match="must be an integer"):
+        load_config(None, ["env.num_envs=1.5"])
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        load_config(None, ['algo.name="sac"'])
+    with pytest.raises(ValueError, match="needs dqn or qrdqn"):
+        load_config(None, ['imitation.inject=["x.npz"]'])
+    with pytest.raises(FileNotFoundError):
+        load_config(tmp_path / "missing.toml")
+    cfg = load_config(None, ["env.frame_skip=2", 'algo.name="dqn"'])
+    assert cfg.env.frame_skip == 2 and cfg.algo.name == "dqn"
+
+
+@pytest.mark.parametrize(
+    ("algo", "vectorized"), [("ppo", True), ("ppo", False), ("a2c", True), ("dqn", True), ("qrdqn", True)]
+)
+def test_training_runs_end_to_end(tmp_path: Path, algo: str, vectorized: bool) -> None:
+    cfg = _small(
+        tmp_path,
+        f'algo.name="{algo}"',
+        f"env.vectorized={str(vectorized).lower()}",
+        "run.checkpoint_every=1000",
+        f'run.name="{algo}"',
+    )
+    summary = train(cfg, log=lambda s: None)
+    run = Path(summary["run_dir"])
+    assert summary["timesteps"] >= 3000
+    assert (run / "config.toml").is_file() and (run / "final.zip").is_file() and (run / "final.qwop.json").is_file()
+    assert any((run / "tb").rglob("events.out.tfevents.*")), "TensorBoard logs"
+    assert sorted((run / "checkpoints").glob("rl_model_*_steps.zip")), "checkpoints"
+    report = json.loads((run / "eval.json").read_text())["eval"]
+    assert report["episodes"] == 4 and 0 <= report["success_rate"] <= 1
+    _model, info = load_model(run / "final.zip")
+    assert info["algo"] == algo and info["env"]["action_set"] == "distinct"
+
+
+def test_checkpoints_resume(tmp_path: Path) -> None:
+    cfg = _small(tmp_path, 'algo.name="dqn"', "run.checkpoint_every=1000", 'run.name="first"')
+    train(cfg, log=lambda s: None)
+    ckpts = sorted(
+        (tmp_path / "first" / "checkpoints").glob("rl_model_*_steps.zip"), key=lambda p: int(p.stem.split("_")[-2])
+    )
+    last = ckpts[-1]
+    steps_at = int(last.stem.split("_")[-2])
+    assert (last.parent / f"rl_model_replay_buffer_{steps_at}_steps.pkl").is_file()
+    cfg2 = _small(
+        tmp_path, 'algo.name="dqn"', "run.checkpoint_every=0", 'run.name="resumed"', "run.total_timesteps=2000"
+    )
+    logs: list[str] = []
+    summary = train(cfg2, resume=str(last), log=logs.append)
+    assert any("resumed" in s for s in logs)
+    assert summary["timesteps"] >= steps_at + 2000
+
+
+class Constant:
+    """A scripted policy: always the same action."""
+
+    def __init__(self, action: int) -> None:
+        self.action = action
+
+    def predict(self, obs: np.ndarray, deterministic: bool = True) -> tuple[np.ndarray, None]:
+        return np.full(len(obs), self.action), None
+
+
+def test_evaluation_report_on_a_scripted_policy() -> None:
+    opts = {"action_set": "full", "frame_skip": 1}
+    report = evaluate_policy_sim(Constant(sim_env.KEY_O), opts, episodes=6, num_envs=3, start_noise_updates=0)
+    ref = sim_env.replay(np.full(3600, sim_env.KEY_O, dtype=np.int8))  # holding O falls
+    assert report["episodes"] == 6
+    assert report["mean_distance_m"] == report["best_distance_m"] == ref["score"][-1]
+    assert report["mean_time_s"] == pytest.approx(ref["score_time"][-1])
+    assert report["fall_rate"] == 1.0 and report["success_rate"] == 0.0
+    np.testing.assert_array_equal(report["best_keys"], np.full(len(ref["state"]), sim_env.KEY_O))
+    # A runner that keeps running is truncated at the time limit, not counted as a fall.
+    idle = evaluate_policy_sim(Constant(0), opts, episodes=2, num_envs=2, start_noise_updates=0, time_limit=2.0)
+    assert idle["fall_rate"] == 0.0 and idle["mean_time_s"] == pytest.approx(2.0)
+
+
+def _gait_demo(tmp_path: Path) -> Path:
+    return save_keys_as_demo(gait_keys(SHUFFLE, 900), tmp_path / "gait.npz", {"player": "built-in gait"})
+
+
+def test_behaviour_cloning_learns_the_demonstrated_actions(tmp_path: Path) -> None:
+    import demos
+    from agents.imitation import pretrain_bc
+    from agents.train import build_model, make_env
+
+    demo = _gait_demo(tmp_path)
+    cfg = _small(tmp_path, "env.frame_skip=1")
+    model = build_model(cfg, make_env(cfg), None)
+    data = demos.load(demo, action_set="distinct", frame_skip=1)
+    losses = pretrain_bc(model, data, epochs=30, learning_rate=3e-3)
+    assert losses[-1] < 0.5 * losses[0]
+    pred, _ = model.predict(data.obs, deterministic=True)
+    assert (pred == data.actions).mean() > 0.9
+    summary = train(
+        _small(tmp_path, "env.frame_skip=1", f'imitation.pretrain=["{demo}"]', 'run.name="bc"'), log=lambda s: None
+    )
+    assert len(summary["bc_losses"]) == 10
+
+
+def test_demonstration_injection_schedule(tmp_path: Path) -> None:
+    demo = _gait_demo(tmp_path)
+    cfg = _small(
+        tmp_path,
+        'algo.name="dqn"',
+        "env.frame_skip=1",
+        f'imitation.inject=["{demo}"]',
+        "imitation.inject_until=1500",
+        "imitation.inject_ratio=1.0",
+        "algo.buffer_size=20000",
+        'run.name="inject"',
+        "run.checkpoint_every=0",
+    )
+    from agents.imitation import DemoReplayBuffer
+    from agents.train import build_model, make_env
+
+    summary = train(cfg, log=lambda s: None)
+    assert 1400 <= summary["injected"] <= 1600  # on for 1500 steps at one demo per step, then off
+    model = build_model(cfg, make_env(cfg), None)
+    assert isinstance(model.replay_buffer, DemoReplayBuffer)
+    import demos
+    from agents.imitation import DemoInjectionCallback
+
+    data = demos.load(demo, action_set="distinct", frame_skip=1)
+    cb = DemoInjectionCallback(data, ratio=0.5, until=800)
+    model.learn(1600, callback=cb)
+    buf = model.replay_buffer
+    n = buf.pos
+    demo_rows = buf.is_demo[:n, 0].astype(bool)  # rows hold n_envs transitions, all demo or all agent
+    assert demo_rows.any() and (~demo_rows).any()
+    np.testing.assert_array_equal(buf.is_demo[:n][demo_rows], 1)
+    np.testing.assert_array_equal(buf.behaviour_prob[:n][demo_rows], 1.0)
+    agent_probs = buf.behaviour_prob[:n][~demo_rows]
+    assert np.isfinite(agent_probs).all() and (agent_probs > 0).all() and (agent_probs <= 1).all()
+    first_agent_only = np.flatnonzero(demo_rows)[-1]
+    assert first_agent_only < n - 1  # after `until`, only the agent's own transitions
+
+
+@pytest.mark.skipif(not PRETRAINED.is_file(), reason="the shipped pretrained model is missing")
+def test_shipped_model_runs_ten_metres_and_search_replays(tmp_path: Path) -> None:
+    report = evaluate_sim(PRETRAINED, episodes=8)
+    assert report["mean_distance_m"] >= 10.0
+    res = search(PRETRAINED, episodes=16, num_envs=16)
+    path = save_keys_as_demo(res["keys"], tmp_path / "best.npz", {"model": "shipped"})
+    _, div = replay_sim(load_demo(path))
+    assert div is None and res["best_distance_m"] > 0
+    assert qwop(["eval", "--episodes", "4"]) == 0
+
+
+def test_cli_print_config(capsys: pytest.CaptureFixture[str]) -> None:
+    assert qwop(["train", "--print-config", "--algo", "qrdqn"]) == 0
+    printed = tomllib.loads(capsys.readouterr().out)
+    assert printed["algo"]["name"] == "qrdqn" and printed["policy"]["net_arch"] == [256, 128]
+    assert action_masks(printed["env"]["action_set"]).size == 9
