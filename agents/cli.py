@@ -117,12 +117,11 @@ def _eval(args: argparse.Namespace) -> int:
             headless=not args.show,
         )
         print(format_report(report))
-        best = int(np.argmax([r[-1, 4] for r in records]))
-        from sim_env import QwopSim
-
+        best = int(np.argmax([rec[-1, 4] for _, rec in records]))
+        initial, rec = records[best]
         trace = save_browser_recording(
-            records[best],
-            QwopSim().body_state(),
+            rec,
+            initial,
             Path(args.trace or "eval_browser.npz"),
             {"source": f"qwop eval --browser ({args.mode})", "model": model},
         )

@@ -152,8 +152,9 @@ def evaluate_browser(
     time_limit: float = 120.0,
     seed: int = 0,
     headless: bool = True,
-) -> tuple[dict[str, Any], list[np.ndarray]]:
-    """Evaluate in the browser (the original game); returns the report and each episode's records."""
+) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
+    """Evaluate in the browser (the original game); returns the report and, per episode, the
+    page's initial state and the adapter records of every update."""
     import gymnasium
 
     import browser_env  # noqa: F401 (registers the env)
@@ -181,7 +182,7 @@ def evaluate_browser(
             times.append(float(inf["score_time"]))
             finished.append(bool(inf["finished"]))
             fell.append(bool(inf["fallen"]))
-            records.append(np.concatenate(env.episode_records))
+            records.append((env.episode_initial, np.concatenate(env.episode_records)))
     finally:
         env.close()
     report = _report(scores, times, finished, fell)

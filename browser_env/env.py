@@ -25,7 +25,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from browser_env.game import HEADER, BrowserGame
+from browser_env.game import HEADER, BrowserGame, decode_records
 from sim_env.env_config import EnvConfig
 from sim_env.observation import OBS_SIZE, observe
 from sim_env.rewards import REWARD_TERMS, reward_terms
@@ -66,6 +66,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         self._held = 0
         self._episode_updates = 0
         self.episode_records: list[np.ndarray] = []  # every update of the episode, as adapter records
+        self.episode_initial: np.ndarray | None = None  # the page's state at load, before any update
 
     @property
     def history(self) -> list[int]:
@@ -120,6 +121,8 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
                     raise TimeoutError("the click on the canvas did not start the game")
                 time.sleep(0.01)
             g.drain()
+        initial = decode_records(g.driver.evaluate("() => window.__qwopAdapter.initial()"))[0]
+        self.episode_initial = initial[HEADER:].reshape(12, 6).copy()
         first = observe(g.body_state())
         self._frames = [first] * self.config.frame_stack
         return self._obs(), self._info(np.zeros(len(REWARD_TERMS)))

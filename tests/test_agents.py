@@ -215,3 +215,71 @@ def test_cli_print_config(capsys: pytest.CaptureFixture[str]) -> None:
     printed = tomllib.loads(capsys.readouterr().out)
     assert printed["algo"]["name"] == "qrdqn" and printed["policy"]["net_arch"] == [256, 128]
     assert action_masks(printed["env"]["action_set"]).size == 9
+
+
+def test_cli_train_writes_gif_and_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gif = tmp_path / "best.gif"
+    code = qwop(
+        [
+            "train",
+            "--steps",
+            "2000",
+            "--name",
+            "cli",
+            "--gif",
+            str(gif),
+            "--set",
+            f'run.out_dir="{tmp_path}"',
+            "--set",
+            "run.progress_bar=false",
+            "--set",
+            "run.eval_episodes=2",
+            "--set",
+            "env.num_envs=2",
+            "--set",
+            "algo.n_steps=64",
+            "--set",
+            "algo.batch_size=64",
+            "--set",
+            "env.time_limit=5.0",
+        ]
+    )
+    assert code == 0 and gif.stat().st_size > 1000
+    out = capsys.readouterr().out
+    assert "evaluation over 2 episodes" in out and "GIF of the best evaluation run" in out
+    model = tmp_path / "cli" / "final.zip"
+    trace = tmp_path / "best.npz"
+    assert qwop(["eval", str(model), "--episodes", "2", "--trace", str(trace)]) == 0
+    _, div = replay_sim(load_demo(trace))
+    assert div is None
+
+
+def test_eval_missing_model_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="model not found"):
+        load_model(tmp_path / "nope.zip")
+    (tmp_path / "m.zip").write_bytes(b"x")
+    with pytest.raises(FileNotFoundError, match=r"qwop\.json is missing"):
+        load_model(tmp_path / "m.zip")
+
+
+@pytest.mark.skipif(not PRETRAINED.is_file(), reason="the shipped pretrained model is missing")
+def test_browser_evaluation_on_the_standin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("playwright")
+    import shutil
+
+    from browser_env.standin import PLANCK, build_standin
+
+    if shutil.which("chromium") is None or not PLANCK.is_file():
+        pytest.skip("needs Debian chromium and the stand-in's npm dependency")
+    game = build_standin(tmp_path / "game")
+    trace = tmp_path / "browser_run.npz"
+    assert qwop(["eval", "--browser", "--game", str(game), "--episodes", "1", "--trace", str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert "browser (lockstep, playwright): 1 episodes" in out
+    d = load_demo(trace)
+    assert d.num_episodes == 1 and len(d.events) > 1
+    from browser_env.game import BrowserGame
+
+    with BrowserGame(game) as g:  # the trace replays in the stand-in, exactly
+        replayed = g.replay_session(d.events)
+    np.testing.assert_array_equal(replayed["state"], d.arrays["state"])
