@@ -108,9 +108,12 @@ def rollouts(
 
 
 def best_episode(episodes: list[Episode]) -> tuple[Episode, np.ndarray]:
-    """The farthest (then fastest) episode, and its keys cut at the end of its game
-    (frame skip may run past it)."""
-    best = max(episodes, key=lambda e: (e.score, -e.time_s))
+    """The best episode and its keys cut at the end of its game (frame skip may run past it).
+
+    Finished runs come first, fastest first; then the farthest. Passing 100 m does not
+    finish the game by itself: the left foot has to land beyond it, as in the original.
+    """
+    best = max(episodes, key=lambda e: (e.finished, -e.time_s if e.finished else e.score))
     run = sim_env.replay(best.keys)
     return best, best.keys[: len(run["state"])]
 

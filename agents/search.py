@@ -1,5 +1,5 @@
 """``qwop search MODEL``: sample many stochastic episodes in the batched simulator and keep
-the best key sequence. The simulator is exact, so the sequence replays open-loop in the
+the best key sequence (a finished run, the fastest; else the farthest). The simulator is exact, so the sequence replays open-loop in the
 original: it is saved as a demo file for ``qwop replay FILE --browser --game DIR``.
 """
 
@@ -21,7 +21,7 @@ def search(
     time_limit: float = 120.0,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Best (farthest, then fastest) of ``episodes`` stochastic runs; returns it with its keys."""
+    """Best of ``episodes`` stochastic runs (finished and fastest, else farthest), with its keys."""
     model, info = load_model(model_path)
     model.set_random_seed(seed)
     eps = rollouts(

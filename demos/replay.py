@@ -34,7 +34,7 @@ def replay_browser(
     return out, first_divergence(demo.trace(), out)
 
 
-def write_video(demo: Demo, path: str | Path, fps: int = 30, every: int = 1) -> Path:
+def write_video(demo: Demo, path: str | Path, fps: int = 30, every: int = 2) -> Path:
     """Draw the recorded states (what the original did) to a GIF, or an MP4 with ffmpeg."""
     from sim_env.render import HEIGHT, WIDTH, render_state, save_gif
 

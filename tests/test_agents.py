@@ -283,3 +283,17 @@ def test_browser_evaluation_on_the_standin(tmp_path: Path, capsys: pytest.Captur
     with BrowserGame(game) as g:  # the trace replays in the stand-in, exactly
         replayed = g.replay_session(d.events)
     np.testing.assert_array_equal(replayed["state"], d.arrays["state"])
+
+
+def test_best_episode_prefers_finished_runs() -> None:
+    from agents.evaluate import Episode, best_episode
+
+    keys = np.full(10, 9, dtype=np.int8)
+    eps = [
+        Episode(104.5, 120.0, False, False, keys),
+        Episode(100.2, 110.0, True, False, keys),
+        Episode(100.1, 105.0, True, False, keys),
+        Episode(3.0, 4.0, False, True, keys),
+    ]
+    assert best_episode(eps)[0] is eps[2]
+    assert best_episode([eps[0], eps[3]])[0] is eps[0]
