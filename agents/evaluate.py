@@ -207,13 +207,16 @@ def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
 
     sim = sim_env.QwopSim()
     frames = [render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x)]
+    labels = ["0.0 m   0.0 s"]
     for t, k in enumerate(np.asarray(keys, dtype=np.int8)):
         sim.update(int(k))
         if t % every == 0 or sim.game_ended:
             frames.append(render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x))
+            end = "   finished!" if sim.jump_landed else ("   fell" if sim.fallen else "")
+            labels.append(f"{sim.score:.1f} m   {sim.score_time:.1f} s{end}")
         if sim.game_ended:
             break
-    save_gif(frames, str(path), fps=max(1, 30 // every))
+    save_gif(frames, str(path), fps=max(1, 30 // every), labels=labels)
     return Path(path)
 
 

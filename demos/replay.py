@@ -41,7 +41,11 @@ def write_video(demo: Demo, path: str | Path, fps: int = 30, every: int = 2) -> 
     path = Path(path)
     states = demo.arrays["state"][::every]
     if path.suffix.lower() == ".gif":
-        save_gif([render_state(s) for s in states], str(path), fps=max(1, fps // every))
+        a = demo.arrays
+        labels = [
+            f"{sc:.1f} m   {t:.1f} s" for sc, t in zip(a["score"][::every], a["score_time"][::every], strict=True)
+        ]
+        save_gif([render_state(s) for s in states], str(path), fps=max(1, fps // every), labels=labels)
         return path
     if path.suffix.lower() == ".mp4":
         ffmpeg = shutil.which("ffmpeg")

@@ -93,13 +93,15 @@ def render_state(state: np.ndarray, hurdle: np.ndarray | None = None, camera_x: 
     return img
 
 
-def save_gif(frames: list[np.ndarray], path: str, fps: int = 30) -> None:
-    """Write frames as an animated GIF (needs Pillow)."""
+def save_gif(frames: list[np.ndarray], path: str, fps: int = 30, labels: list[str] | None = None) -> None:
+    """Write frames as an animated GIF (needs Pillow), with an optional caption per frame."""
     try:
-        from PIL import Image
+        from PIL import Image, ImageDraw
     except ImportError as exc:
         raise RuntimeError("writing a GIF needs Pillow: pip install pillow") from exc
     if not frames:
         raise ValueError("no frames to write")
     images = [Image.fromarray(f) for f in frames]
+    for im, text in zip(images, labels or [], strict=False):
+        ImageDraw.Draw(im).text((10, 8), text, fill=(20, 20, 20))
     images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0, optimize=True)
