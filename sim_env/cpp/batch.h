@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "features.h"
+#include "env_features.h"
 #include "game.h"
 
 namespace qwop {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "batch.h"
-#include "features.h"
+#include "env_features.h"
 #include "game.h"
 #include "game_def.h"
 

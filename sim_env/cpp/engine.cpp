@@ -63,9 +63,8 @@ inline bool aabb_overlap(const AABB& a, const AABB& other) {
   const double d1y = other.lower.y - a.upper.y;
   const double d2x = a.lower.x - other.upper.x;
   const double d2y = a.lower.y - other.upper.y;
-  if (d1x > 0 || d1y > 0) return false;
-  if (d2x > 0 || d2y > 0) return false;
-  return true;
+  // The original's four tests, evaluated without short-circuit branches (same result).
+  return !((d1x > 0) | (d1y > 0) | (d2x > 0) | (d2y > 0));
 }
 inline bool aabb_contains(const AABB& a, const AABB& inner) {
   bool r = true;

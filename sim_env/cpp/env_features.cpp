@@ -1,5 +1,5 @@
 // Observation and reward terms. See features.h and sim_env/observation.py for the layout.
-#include "features.h"
+#include "env_features.h"
 
 #include <cmath>
 #include <initializer_list>
