@@ -23,35 +23,29 @@ class BrowserError(RuntimeError):
     """The browser could not be started or driven."""
 
 
-def find_chromium(path: str | None = None) -> str:
-    """The Chromium executable: ``path``, $QWOP_CHROMIUM, or the Debian package's."""
+def _find_executable(what: str, path: str | None, env_var: str, defaults: tuple[str, ...], name: str) -> str:
     candidates = [path] if path else []
-    if os.environ.get("QWOP_CHROMIUM"):
-        candidates.append(os.environ["QWOP_CHROMIUM"])
+    if os.environ.get(env_var):
+        candidates.append(os.environ[env_var])
     if not path:
-        candidates += list(CHROMIUM_CANDIDATES)
-        which = shutil.which("chromium")
+        candidates += list(defaults)
+        which = shutil.which(name)
         if which:
             candidates.append(which)
     for c in candidates:
         if c and Path(c).is_file() and os.access(c, os.X_OK):
             return c
-    raise BrowserError(f"no Chromium found (looked at {candidates}); install it with: {INSTALL_HINT}")
+    raise BrowserError(f"no {what} found (looked at {candidates}); install it with: {INSTALL_HINT}")
+
+
+def find_chromium(path: str | None = None) -> str:
+    """The Chromium executable: ``path``, $QWOP_CHROMIUM, or the Debian package's."""
+    return _find_executable("Chromium", path, "QWOP_CHROMIUM", CHROMIUM_CANDIDATES, "chromium")
 
 
 def find_chromedriver(path: str | None = None) -> str:
-    candidates = [path] if path else []
-    if os.environ.get("QWOP_CHROMEDRIVER"):
-        candidates.append(os.environ["QWOP_CHROMEDRIVER"])
-    if not path:
-        candidates += list(DRIVER_CANDIDATES)
-        which = shutil.which("chromedriver")
-        if which:
-            candidates.append(which)
-    for c in candidates:
-        if c and Path(c).is_file() and os.access(c, os.X_OK):
-            return c
-    raise BrowserError(f"no chromedriver found (looked at {candidates}); install it with: {INSTALL_HINT}")
+    """The chromedriver executable: ``path``, $QWOP_CHROMEDRIVER, or the Debian package's."""
+    return _find_executable("chromedriver", path, "QWOP_CHROMEDRIVER", DRIVER_CANDIDATES, "chromedriver")
 
 
 CHROMIUM_ARGS = [

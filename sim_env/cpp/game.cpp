@@ -59,6 +59,23 @@ int32_t create_box_body(World& w, const def::BoxBodyDef& d, int32_t userData) {
   return b;
 }
 
+// Every joint of the game has its limit on and starts with motor speed 0.
+RevoluteJointDef joint_def(const def::JointDef& jd, const int32_t* defBody) {
+  RevoluteJointDef rd;
+  rd.bodyA = defBody[jd.bodyA];
+  rd.bodyB = defBody[jd.bodyB];
+  rd.localAnchorA = {jd.anchorAx, jd.anchorAy};
+  rd.localAnchorB = {jd.anchorBx, jd.anchorBy};
+  rd.referenceAngle = jd.referenceAngle;
+  rd.enableLimit = true;
+  rd.lowerAngle = jd.lower;
+  rd.upperAngle = jd.upper;
+  rd.enableMotor = jd.enableMotor;
+  rd.maxMotorTorque = jd.maxMotorTorque;
+  rd.motorSpeed = 0.0;
+  return rd;
+}
+
 bool is_fall_part(int32_t userData) {
   return userData == kHead || userData == kLeftArm || userData == kRightArm ||
          userData == kLeftForearm || userData == kRightForearm;
@@ -133,38 +150,13 @@ void Game::create_player() {
     // The hurdle joint is created right after the two hurdle bodies.
     if (i == kFirstPlayerBody + 1) {
       const def::JointDef& jd = def::kJoints[0];
-      RevoluteJointDef rd;
-      rd.bodyA = defBody[jd.bodyA];
-      rd.bodyB = defBody[jd.bodyB];
-      rd.localAnchorA = {jd.anchorAx, jd.anchorAy};
-      rd.localAnchorB = {jd.anchorBx, jd.anchorBy};
-      rd.referenceAngle = jd.referenceAngle;
-      rd.enableLimit = true;
-      rd.lowerAngle = jd.lower;
-      rd.upperAngle = jd.upper;
-      rd.enableMotor = jd.enableMotor;
-      rd.maxMotorTorque = jd.maxMotorTorque;
-      rd.motorSpeed = 0.0;
-      hurdleJoint = world.create_joint(rd);
+      hurdleJoint = world.create_joint(joint_def(jd, defBody));
     }
   }
   hurdleBase = defBody[kFirstPlayerBody];
   hurdleTop = defBody[kFirstPlayerBody + 1];
   for (int k = 1; k < kNumDefJoints; ++k) {
-    const def::JointDef& jd = def::kJoints[k];
-    RevoluteJointDef rd;
-    rd.bodyA = defBody[jd.bodyA];
-    rd.bodyB = defBody[jd.bodyB];
-    rd.localAnchorA = {jd.anchorAx, jd.anchorAy};
-    rd.localAnchorB = {jd.anchorBx, jd.anchorBy};
-    rd.referenceAngle = jd.referenceAngle;
-    rd.enableLimit = true;
-    rd.lowerAngle = jd.lower;
-    rd.upperAngle = jd.upper;
-    rd.enableMotor = jd.enableMotor;
-    rd.maxMotorTorque = jd.maxMotorTorque;
-    rd.motorSpeed = 0.0;
-    joint[k - 1] = world.create_joint(rd);
+    joint[k - 1] = world.create_joint(joint_def(def::kJoints[k], defBody));
   }
   runnerExists = true;
 }
