@@ -348,15 +348,6 @@ void World::set_position_and_angle(int32_t bi, Vec2 p, double angle) {
   find_new_contacts(nullptr);
 }
 
-void World::synchronize_transform(int32_t bi) {
-  Body& b = bodies[bi];
-  set_body_rotation(b, b.sweep.a);
-  const Mat22& R = b.xf.R;
-  const Vec2& lc = b.sweep.localCenter;
-  b.xf.position.x = b.sweep.c.x - (R.col1.x * lc.x + R.col2.x * lc.y);
-  b.xf.position.y = b.sweep.c.y - (R.col1.y * lc.x + R.col2.y * lc.y);
-}
-
 void World::synchronize_fixtures(int32_t bi) {
   Body& b = bodies[bi];
   Transform xf1;
@@ -1433,7 +1424,7 @@ void World::solve_island(const TimeStep& step, StepScratch& s) {
     b.sweep.c.x += step.dt * b.linearVelocity.x;
     b.sweep.c.y += step.dt * b.linearVelocity.y;
     b.sweep.a += step.dt * b.angularVelocity;
-    synchronize_transform(bi);
+    sync_transform(*this, bi);
   }
 
   for (int32_t it = 0; it < step.positionIterations; ++it) {

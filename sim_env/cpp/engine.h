@@ -380,7 +380,6 @@ class World {
   void find_new_contacts(StepScratch* scratch);
   void synchronize_fixture(int32_t b, const Transform& xf1, const Transform& xf2);
   void synchronize_fixtures(int32_t b);
-  void synchronize_transform(int32_t b);
   void reset_mass_data(int32_t b);
 
   // contacts

@@ -18,17 +18,19 @@ struct JointInfo {
 };
 
 // Joint bodies and reference angles from the construction data (runner joints only).
+// A function-local static is initialized once, thread-safely, by the first caller.
 const JointInfo* joint_infos() {
-  static JointInfo infos[kNumJoints];
-  static bool ready = false;
-  if (!ready) {
-    for (int k = 0; k < kNumJoints; ++k) {
-      const def::JointDef& jd = def::kJoints[k + 1];
-      infos[k] = {def::kBodies[jd.bodyA].part, def::kBodies[jd.bodyB].part, jd.referenceAngle};
+  struct Table {
+    JointInfo infos[kNumJoints];
+    Table() {
+      for (int k = 0; k < kNumJoints; ++k) {
+        const def::JointDef& jd = def::kJoints[k + 1];
+        infos[k] = {def::kBodies[jd.bodyA].part, def::kBodies[jd.bodyB].part, jd.referenceAngle};
+      }
     }
-    ready = true;
-  }
-  return infos;
+  };
+  static const Table table;
+  return table.infos;
 }
 
 inline double joint_angle(const double* s, const JointInfo& j) {
