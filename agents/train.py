@@ -109,10 +109,15 @@ def model_sidecar(path: Path) -> Path:
     return path.with_name(path.name.removesuffix(".zip") + ".qwop.json")
 
 
+def write_sidecar(path: Path, cfg: TrainConfig, num_timesteps: int) -> None:
+    """The env options a model needs at evaluation, beside its .zip."""
+    side = {"algo": cfg.algo.name, "env": cfg.env_options(), "num_timesteps": int(num_timesteps)}
+    model_sidecar(path).write_text(json.dumps(side, indent=2))
+
+
 def save_model(model: BaseAlgorithm, path: Path, cfg: TrainConfig) -> Path:
     model.save(str(path))
-    side = {"algo": cfg.algo.name, "env": cfg.env_options(), "num_timesteps": int(model.num_timesteps)}
-    model_sidecar(path).write_text(json.dumps(side, indent=2))
+    write_sidecar(path, cfg, model.num_timesteps)
     return path
 
 
@@ -127,9 +132,7 @@ class SidecarCheckpoint(CheckpointCallback):
         saved = self.n_calls % self.save_freq == 0
         ok = super()._on_step()
         if saved:
-            path = Path(self._checkpoint_path(extension="zip"))
-            side = {"algo": self.cfg.algo.name, "env": self.cfg.env_options(), "num_timesteps": int(self.num_timesteps)}
-            model_sidecar(path).write_text(json.dumps(side, indent=2))
+            write_sidecar(Path(self._checkpoint_path(extension="zip")), self.cfg, self.num_timesteps)
         return ok
 
 

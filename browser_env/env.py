@@ -101,14 +101,11 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         self.episode_records = []
         if self.mode == "lockstep":
             g.new_page()
-            n = self.config.start_noise_updates
-            if n:
-                count = int(self.np_random.integers(0, n + 1))
-                noise = self.np_random.integers(0, 16, count).astype(np.int8)
-                if count:
-                    self.episode_records.append(g.run(noise))
+            noise = self.config.draw_start_noise(self.np_random)
+            if noise.size:
+                self.episode_records.append(g.run(noise))
                 self._keys.extend(int(k) for k in noise)
-                self._episode_updates = count
+                self._episode_updates = noise.size
         else:
             if self._held:
                 g.press(0, self._held)

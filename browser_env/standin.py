@@ -23,20 +23,7 @@ def standin_data() -> dict:
     info = sim_env.QwopSim().world_info()
     bodies = {b["userData"]: b for b in info["bodies_in_world_list_order"] if b["userData"]}
     parts = []
-    for name in [
-        "torso",
-        "head",
-        "leftForearm",
-        "leftThigh",
-        "leftArm",
-        "leftCalf",
-        "leftFoot",
-        "rightForearm",
-        "rightArm",
-        "rightCalf",
-        "rightFoot",
-        "rightThigh",
-    ]:
+    for name in sim_env.PART_CREATION_ORDER:
         b = bodies[name]
         f = b["fixtures"][0]
         hx, hy = f["vertices"][2]

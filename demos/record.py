@@ -59,7 +59,6 @@ def session_arrays(initial: np.ndarray, records: np.ndarray, closed_early: bool)
         episode[s:e] = k
         ended = bool((flags[s:e] & FLAG_ENDED).any())
         partial.append(int(closed_early and k == len(starts) - 1 and not ended))
-    keep = [k for k, (s, e) in enumerate(zip(starts, ends, strict=True)) if e > s]
     return {
         "events": events,
         "initial": np.asarray(initial, dtype=np.float64).reshape(12, 6),
@@ -73,9 +72,9 @@ def session_arrays(initial: np.ndarray, records: np.ndarray, closed_early: bool)
         "wall_time": np.array([x[6] for x in rows], dtype=np.float64),
         "update_index": np.array([x[7] for x in rows], dtype=np.int64),
         "episode": episode,
-        "episode_start": np.array([starts[k] for k in keep], dtype=np.int64),
-        "episode_end": np.array([ends[k] for k in keep], dtype=np.int64),
-        "episode_partial": np.array([partial[k] for k in keep], dtype=np.int8),
+        "episode_start": np.array(starts, dtype=np.int64),
+        "episode_end": np.array(ends, dtype=np.int64),
+        "episode_partial": np.array(partial, dtype=np.int8),
     }
 
 

@@ -77,13 +77,11 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
         self._sim = sim_env.QwopSim()
         self._keys = []
         self._episode_updates = 0
-        n = self.config.start_noise_updates
-        if n:
-            count = int(self.np_random.integers(0, n + 1))
-            noise = self.np_random.integers(0, 16, count).astype(np.int8)
+        noise = self.config.draw_start_noise(self.np_random)
+        if noise.size:
             self._sim.advance(noise)
             self._keys.extend(int(k) for k in noise)
-            self._episode_updates = count
+            self._episode_updates = noise.size
         first = observe(self._sim.body_state())
         self._frames = [first] * self.config.frame_stack
         return self._obs(), self._info(np.zeros(len(REWARD_TERMS)))

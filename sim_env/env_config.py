@@ -54,6 +54,14 @@ class EnvConfig:
     def weights(self) -> np.ndarray:
         return profile_weights(self.reward, self.reward_weights)
 
+    def draw_start_noise(self, rng: np.random.Generator) -> np.ndarray:
+        """The random start of one episode: 0..start_noise_updates random key masks (int8)."""
+        n = self.start_noise_updates
+        if not n:
+            return np.zeros(0, dtype=np.int8)
+        count = int(rng.integers(0, n + 1))
+        return rng.integers(0, 16, count).astype(np.int8)
+
     @property
     def max_updates(self) -> int:
         return int(np.ceil(self.time_limit * 30.0 - 1e-9))

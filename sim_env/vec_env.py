@@ -58,13 +58,11 @@ class QwopVecEnv(VectorEnv):
         return self._batch
 
     def _start_noise(self, idx: np.ndarray) -> None:
-        n = self.config.start_noise_updates
-        if not n:
+        if not self.config.start_noise_updates:
             return
         for i in idx:
-            count = int(self._np_random_envs.integers(0, n + 1))
-            keys = self._np_random_envs.integers(0, 16, count).astype(np.int8)
-            if count:
+            keys = self.config.draw_start_noise(self._np_random_envs)
+            if keys.size:
                 self._batch.advance_env(int(i), keys)
             self.episode_prefix[int(i)] = keys
 

@@ -524,6 +524,11 @@ PYBIND11_MODULE(_core, m) {
   py::list parts;
   for (const char* n : qwop::kPartNames) parts.append(n);
   m.attr("PART_NAMES") = py::tuple(parts);
+  py::list created;
+  for (const auto& d : qwop::def::kBodies) {
+    if (d.part >= 0) created.append(qwop::kPartNames[d.part]);
+  }
+  m.attr("PART_CREATION_ORDER") = py::tuple(created);
   py::list jnames, refs, jparts;
   for (int k = 1; k < static_cast<int>(sizeof(qwop::def::kJoints) / sizeof(qwop::def::kJoints[0])); ++k) {
     const auto& jd = qwop::def::kJoints[k];
