@@ -16,11 +16,23 @@
  *   state()                  -> base64 record of the current state (event -1)
  *   initial()                -> base64 record of the state at page load, before any update
  *   setKeys(mask)            -> set QDown..PDown
+ *   setScoreTime(t)          -> set scoreTime (a recording's game time at page load)
  *   hold(flag)               -> hold back (true) or release (false) the page's own updates
  *   drain()                  -> real-time: base64 records of every update since the last drain
  *   renderFrames(n)          -> resolves after n animation frames (the canvas shows the state)
  *
- * A record is RECORD_SIZE float64: update index (since page load), event (0..15 = update
+ * The same calls are served on a direct WebSocket channel when the harness gives one
+ * (config.channel), with records as binary instead of base64.
+ *
+ * The original's page runs updates from the moment the game object exists, long before its
+ * assets have loaded and the runner is built; those updates touch no physics (no runner, no
+ * step before the first click). The adapter lets them run but records nothing until the
+ * runner exists (counted as preRunnerUpdates in health()), so no record shows a half-built
+ * world; the initial state is the one just before the first update with the runner built.
+ * Whatever the adapter does inside the page's loop is guarded: an error there is kept in
+ * health().errors and never breaks the page.
+ *
+ * A record is RECORD_SIZE float64: update index (since the runner was built), event (0..15 = update
  * with that key mask, 16 + mask = reset() with mask held, -1 = no update), flags
  * (1 fallen, 2 gameEnded, 4 jumpLanded, 8 jumped, 16 pause, 32 firstClick), scoreTime,
  * score, wall time (ms, performance.now()), then 12 x 6 body state (x, y, angle, vx, vy,
@@ -29,9 +41,14 @@
 (() => {
   "use strict";
   if (window.__qwopAdapter) return;
-  const VERSION = "1.1.0";
+  const VERSION = "2.0.0";
   const PARTS = ["torso", "head", "leftArm", "leftCalf", "leftFoot", "leftForearm", "leftThigh",
                  "rightArm", "rightCalf", "rightFoot", "rightForearm", "rightThigh"];
+  const JOINTS = ["neck", "leftShoulder", "rightShoulder", "leftElbow", "rightElbow", "leftHip", "rightHip",
+                  "leftKnee", "rightKnee", "leftAnkle", "rightAnkle"];
+  // Every property of the game object the adapter relies on (the reference's object model).
+  const REQUIRED = ["update", "reset", "QDown", "WDown", "ODown", "PDown", "scoreTime", "score", "fallen",
+                    "gameEnded", "jumped", "jumpLanded", "pause", "firstClick", "doneLoading"];
   const HEADER = 6;
   const RECORD_SIZE = HEADER + PARTS.length * 6;
   const cfg = Object.assign({ mode: "lockstep", ringCapacity: 1 << 16 }, window.__QWOP_ADAPTER_CONFIG__ || {});
@@ -40,7 +57,8 @@
   let held = cfg.mode === "lockstep";
   let inside = 0;        // > 0 while the adapter itself drives the game
   let resetDepth = 0;    // > 0 inside reset()
-  let updateIndex = 0;   // updates run since page load
+  let updateIndex = 0;   // updates run since the runner was built
+  let preRunnerUpdates = 0;  // page updates that ran before the runner existed
   let heldUpdates = 0;   // page updates held back
   let heldResets = 0;
   const seen = [];       // objects that got m_world, described for diagnostics
@@ -60,6 +78,22 @@
 
   function body(name) {
     return game[name]._components.get("physicsBody", false).body;
+  }
+
+  // The runner exists once every part has its physics body and the last joint is made.
+  function runnerReady() {
+    if (!game || game.rightAnkle == null) return false;
+    for (let i = 0; i < PARTS.length; i++) {
+      const p = game[PARTS[i]];
+      if (!p || !p._components) return false;
+      const c = p._components.get("physicsBody", false);
+      if (!c || !c.body) return false;
+    }
+    return true;
+  }
+
+  function guarded(fn) {
+    try { fn(); } catch (e) { if (errors.length < 50) errors.push(String(e && e.stack || e)); }
   }
 
   function maskOf(g) {
@@ -109,15 +143,18 @@
     const origReset = g.reset;
     g.update = function (dt) {
       if (held && !inside) { heldUpdates++; return undefined; }
-      if (initial === null) { initial = new Float64Array(RECORD_SIZE); writeRecord(initial, 0, -1); }
+      if (!runnerReady()) { preRunnerUpdates++; return origUpdate.call(this, dt); }
+      if (initial === null) guarded(() => { const s = new Float64Array(RECORD_SIZE); writeRecord(s, 0, -1); initial = s; });
       const mask = maskOf(this);
       const event = resetDepth > 0 ? 16 + mask : mask;
       const r = origUpdate.call(this, dt);
       updateIndex++;
       if (!inside) {
-        const slot = ringWrite % cfg.ringCapacity;
-        writeRecord(ring, slot * RECORD_SIZE, event);
-        ringWrite++;
+        guarded(() => {
+          const slot = ringWrite % cfg.ringCapacity;
+          writeRecord(ring, slot * RECORD_SIZE, event);
+          ringWrite++;
+        });
       }
       return r;
     };
@@ -148,27 +185,67 @@
       throw new Error("QWOP adapter: the game object was not found (no object with create_player got m_world). " +
                       "Objects that got m_world: " + JSON.stringify(seen));
     }
+    if (!runnerReady()) throw new Error("QWOP adapter: the runner is not built yet (the game is still loading)");
   }
 
-  window.__qwopAdapter = {
-    VERSION: VERSION,
-    PARTS: PARTS,
-    RECORD_SIZE: RECORD_SIZE,
+  function missingProperties() {
+    const missing = REQUIRED.filter((k) => !(k in game));
+    for (const j of JOINTS) if (game[j] == null) missing.push(j);
+    for (const p of PARTS) {
+      const part = game[p];
+      let b = null;
+      try { b = part && part._components && part._components.get("physicsBody", false).body; } catch (e) { b = null; }
+      if (!b) { missing.push(p + "._components.get('physicsBody').body"); continue; }
+      for (const m of ["getPosition", "getAngle", "getLinearVelocity", "getWorldCenter"]) {
+        if (typeof b[m] !== "function") missing.push(p + ".body." + m);
+      }
+      if (typeof b.m_angularVelocity !== "number") missing.push(p + ".body.m_angularVelocity");
+    }
+    return missing;
+  }
+
+  // Lock-step: the page's animation frames are held back too once the runner exists, so the
+  // page's renderer (software WebGL in a headless browser) does not occupy the main thread
+  // between calls; renderFrames(n) lets n frames through when a picture is wanted.
+  const realRAF = window.requestAnimationFrame.bind(window);
+  const realCAF = window.cancelAnimationFrame.bind(window);
+  const heldFrames = new Map();  // fake id -> callback
+  let nextHeldId = -1;
+  let rendering = 0;             // > 0 while renderFrames lets frames through
+  let heldFrameCount = 0;
+  function holdingFrames() { return held && rendering === 0 && runnerReady(); }
+  window.requestAnimationFrame = function (cb) {
+    if (!holdingFrames()) return realRAF(cb);
+    const id = nextHeldId--;
+    heldFrames.set(id, cb);
+    heldFrameCount++;
+    return id;
+  };
+  window.cancelAnimationFrame = function (id) {
+    if (heldFrames.has(id)) heldFrames.delete(id); else realCAF(id);
+  };
+  function releaseFrames() {
+    const cbs = Array.from(heldFrames.values());
+    heldFrames.clear();
+    for (const cb of cbs) realRAF(cb);
+  }
+
+  // The calls; those that return states give a Float64Array of records (and a dropped count).
+  const calls = {
     health() {
       const h = {
         version: VERSION, mode: cfg.mode, found: !!game, held: held, updates: updateIndex,
-        heldUpdates: heldUpdates, heldResets: heldResets, host: window.location.host,
+        heldUpdates: heldUpdates, heldResets: heldResets, heldFrames: heldFrameCount,
+        preRunnerUpdates: preRunnerUpdates, host: window.location.host,
         hostOk: /foddy/i.test(window.location.host), seen: seen, errors: errors,
-        recorded: ringWrite, drained: ringRead,
+        recorded: ringWrite, drained: ringRead, channel: channelState,
+        sound: !window.Howler ? "none" : (window.Howler.silent ? "silent stand-in" : "howler.js"),
       };
       if (game) {
         h.doneLoading = !!game.doneLoading; h.firstClick = !!game.firstClick;
-        h.hasWorld = !!game.m_world; h.parts = PARTS.filter((p) => !!game[p]);
-        const missing = [];
-        for (const k of ["update", "reset", "QDown", "scoreTime", "score", "fallen", "gameEnded", "jumpLanded"]) {
-          if (!(k in game)) missing.push(k);
-        }
-        h.missing = missing;
+        h.hasWorld = !!game.m_world; h.runner = runnerReady();
+        h.parts = PARTS.filter((p) => !!game[p]);
+        h.missing = h.doneLoading ? missingProperties() : REQUIRED.filter((k) => !(k in game));
       }
       return h;
     },
@@ -182,7 +259,9 @@
       }
       return true;
     },
-    hold(flag) { held = !!flag; return held; },
+    hold(flag) { held = !!flag; if (!held) releaseFrames(); return held; },
+    // Lock-step replay of a recording: the game time the recorded page had counted at load.
+    setScoreTime(t) { need(); game.scoreTime = +t; return game.scoreTime; },
     setKeys(mask) { need(); setKeys(mask); return mask; },
     run(masks, stopOnEnd) {
       need();
@@ -199,7 +278,7 @@
           if (stopOnEnd && game.gameEnded) break;
         }
       } finally { inside--; }
-      return { n: done, data: toBase64(done === n ? out : out.subarray(0, done * RECORD_SIZE)) };
+      return { records: done === n ? out : out.subarray(0, done * RECORD_SIZE) };
     },
     reset(mask) {
       need();
@@ -208,18 +287,18 @@
       inside++;
       try { game.reset(); } finally { inside--; }
       writeRecord(out, 0, 16 + mask);
-      return { n: 1, data: toBase64(out) };
+      return { records: out };
     },
     state() {
       need();
       const out = new Float64Array(RECORD_SIZE);
       writeRecord(out, 0, -1);
-      return { n: 1, data: toBase64(out) };
+      return { records: out };
     },
     initial() {
       need();
       if (initial === null) { initial = new Float64Array(RECORD_SIZE); writeRecord(initial, 0, -1); }
-      return { n: 1, data: toBase64(initial) };
+      return { records: initial };
     },
     drain() {
       const available = ringWrite - ringRead;
@@ -232,14 +311,68 @@
         out.set(ring.subarray(slot * RECORD_SIZE, (slot + 1) * RECORD_SIZE), i * RECORD_SIZE);
       }
       ringRead = ringWrite;
-      return { n: n, dropped: dropped, data: toBase64(out) };
+      return { records: out, dropped: dropped };
     },
     renderFrames(n) {
+      rendering++;
+      releaseFrames();
       return new Promise((resolve) => {
         let left = Math.max(1, n | 0);
-        const tick = () => { if (--left <= 0) resolve(true); else requestAnimationFrame(tick); };
-        requestAnimationFrame(tick);
+        const tick = () => {
+          if (--left <= 0) { rendering--; resolve(true); } else realRAF(tick);
+        };
+        realRAF(tick);
       });
     },
   };
+
+  // Through page.evaluate / execute_script: records as base64 (JSON carries no binary).
+  const api = { VERSION: VERSION, PARTS: PARTS, RECORD_SIZE: RECORD_SIZE };
+  for (const name of Object.keys(calls)) {
+    api[name] = function () {
+      const r = calls[name].apply(null, arguments);
+      if (r && r.records instanceof Float64Array) {
+        return { n: r.records.length / RECORD_SIZE, dropped: r.dropped || 0, data: toBase64(r.records) };
+      }
+      return r;
+    };
+  }
+
+  // The direct channel: a WebSocket to the harness on loopback. A round trip through the
+  // browser's automation protocol costs milliseconds here; this one costs well under one.
+  // Requests are JSON {m: call, a: [args]}; replies are binary for records (one float64
+  // dropped count, then the records) and JSON {r: result} or {error: message} otherwise.
+  let channelState = cfg.channel ? "connecting" : "off";
+  function openChannel(url) {
+    let ws;
+    try { ws = new WebSocket(url); } catch (e) { channelState = "failed: " + e; return; }
+    ws.binaryType = "arraybuffer";
+    ws.onopen = () => { channelState = "open"; };
+    ws.onclose = () => { channelState = "closed"; };
+    ws.onerror = () => { channelState = "error"; };
+    ws.onmessage = (ev) => {
+      let req;
+      try { req = JSON.parse(ev.data); } catch (e) { ws.send(JSON.stringify({ error: "bad request: " + e })); return; }
+      const reply = (r) => {
+        if (r && r.records instanceof Float64Array) {
+          const buf = new Float64Array(1 + r.records.length);
+          buf[0] = r.dropped || 0;
+          buf.set(r.records, 1);
+          ws.send(buf.buffer);
+        } else {
+          ws.send(JSON.stringify({ r: r === undefined ? null : r }));
+        }
+      };
+      const fail = (e) => ws.send(JSON.stringify({ error: String(e && e.message || e) }));
+      try {
+        const fn = calls[req.m];
+        if (!fn) throw new Error("no adapter call " + req.m);
+        const r = fn.apply(null, req.a || []);
+        if (r && typeof r.then === "function") r.then(reply, fail); else reply(r);
+      } catch (e) { fail(e); }
+    };
+  }
+  if (cfg.channel) openChannel(cfg.channel);
+
+  window.__qwopAdapter = api;
 })();

@@ -34,7 +34,7 @@ def _browser_bench(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     from demos.record import main_record
 
-    out = args.out or f"demos/{args.player}.npz"
+    out = args.out or f"recordings/{args.player}.npz"
     return main_record(args.game, out, args.player, args.backend, args.headless)
 
 
@@ -56,6 +56,10 @@ def _demos(args: argparse.Namespace) -> int:
 
 
 PRETRAINED = Path(__file__).resolve().parent / "models" / "qwop_ppo.zip"
+GAME_DEFAULT = "$QWOP_GAME, else ~/.local/share/qwop/game"
+GAME_HELP = (
+    f"folder with your copy of the original: QWOP.min.js, assetbundle.parcel, howler.js (default: {GAME_DEFAULT})"
+)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -104,9 +108,6 @@ def _eval(args: argparse.Namespace) -> int:
     model = args.model or str(PRETRAINED)
     noise = 0 if args.no_noise else args.start_noise
     if args.browser:
-        if not args.game:
-            print("error: --browser needs --game DIR (your copy of the original)", file=sys.stderr)
-            return 2
         report, records = evaluate_browser(
             model,
             args.game,
@@ -117,13 +118,14 @@ def _eval(args: argparse.Namespace) -> int:
             headless=not args.show,
         )
         print(format_report(report))
-        best = int(np.argmax([rec[-1, 4] for _, rec in records]))
-        initial, rec = records[best]
+        best = int(np.argmax([rec[-1, 4] for _, rec, _ in records]))
+        initial, rec, t0 = records[best]
         trace = save_browser_recording(
             rec,
             initial,
             Path(args.trace or "eval_browser.npz"),
             {"source": f"qwop eval --browser ({args.mode})", "model": model},
+            t0,
         )
         print(f"demo-format trace of the best episode: {trace} (qwop replay {trace} --sim)")
         if args.gif:
@@ -178,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", nargs="?", help="model .zip (default: the shipped pretrained model)")
     p.add_argument("--sim", action="store_true", help="in the simulator (default)")
     p.add_argument("--browser", action="store_true", help="in the real game in a browser")
-    p.add_argument("--game", help="game folder for --browser")
+    p.add_argument("--game", help=GAME_HELP)
     p.add_argument("--mode", default="lockstep", choices=["lockstep", "realtime"])
     p.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
     p.add_argument("--episodes", type=int)
@@ -195,14 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="best_run.npz")
     p.set_defaults(func=_search)
-    p = sub.add_parser("fetch-game", help="download QWOP.min.js and assetbundle.parcel into DIR (needs network)")
-    p.add_argument("dir")
+    p = sub.add_parser("fetch-game", help="download the original's files into DIR (needs network)")
+    p.add_argument("dir", nargs="?", help=f"where to put them (default: the default game folder, {GAME_DEFAULT})")
     p.add_argument("--url", default="https://www.foddy.net/", help="base URL the files are under")
     p.add_argument("--force", action="store_true", help="replace files that are already there")
     p.set_defaults(func=_fetch_game)
     p = sub.add_parser("record", help="record a person playing in a visible browser")
-    p.add_argument("--game", default="game", help="folder with QWOP.min.js and assetbundle.parcel (default ./game)")
-    p.add_argument("--out", help="demo file (default demos/PLAYER.npz; a taken name gets a number)")
+    p.add_argument("--game", help=GAME_HELP)
+    p.add_argument("--out", help="demo file (default recordings/PLAYER.npz; a taken name gets a number)")
     p.add_argument("--player", default="anonymous")
     p.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
     p.add_argument("--headless", action="store_true", help="no window (for scripted players)")
@@ -211,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--sim", action="store_true", help="replay in the native simulator (default)")
     p.add_argument("--browser", action="store_true", help="replay in the browser, lock-step")
-    p.add_argument("--game", help="game folder for --browser")
+    p.add_argument("--game", help=GAME_HELP)
     p.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
     p.add_argument("--video", help="write the recorded run as .gif (or .mp4 with ffmpeg)")
     p.set_defaults(func=_replay)
@@ -225,9 +227,21 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _user_error_types() -> tuple[type[BaseException], ...]:
+    from browser_env.errors import BrowserHarnessError
+    from demos.format import DemoFormatError
+
+    return (BrowserHarnessError, DemoFormatError)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except _user_error_types() as exc:
+        # What the user can fix gets one line and exit code 2; anything else is a bug.
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -147,7 +147,7 @@ def evaluate_sim(model_path: str | Path, **options: Any) -> dict[str, Any]:
 
 def evaluate_browser(
     model_path: str | Path,
-    game: str,
+    game: str | None = None,
     mode: str = "lockstep",
     backend: str = "playwright",
     episodes: int = 3,
@@ -155,9 +155,9 @@ def evaluate_browser(
     time_limit: float = 120.0,
     seed: int = 0,
     headless: bool = True,
-) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
+) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray, float]]]:
     """Evaluate in the browser (the original game); returns the report and, per episode, the
-    page's initial state and the adapter records of every update."""
+    page's initial state, the adapter records of every update and the page's game time at load."""
     import gymnasium
 
     import browser_env  # noqa: F401 (registers the env)
@@ -173,32 +173,40 @@ def evaluate_browser(
         **dict(info["env"], time_limit=time_limit, start_noise_updates=noise),
     ).unwrapped
     scores, times, finished, fell, records = [], [], [], [], []
+    decisions = late = 0
     try:
         for ep in range(episodes):
             obs, _ = env.reset(seed=seed + ep)
             while True:
                 action, _ = model.predict(obs, deterministic=True)
                 obs, _, term, trunc, inf = env.step(int(action))
+                decisions += 1
+                late += int(inf.get("late_updates", 0) > 0)
                 if term or trunc:
                     break
             scores.append(float(inf["score"]))
             times.append(float(inf["score_time"]))
             finished.append(bool(inf["finished"]))
             fell.append(bool(inf["fallen"]))
-            records.append((env.episode_initial, np.concatenate(env.episode_records)))
+            records.append((env.episode_initial, np.concatenate(env.episode_records), env.episode_initial_score_time))
     finally:
         env.close()
     report = _report(scores, times, finished, fell)
     report["where"] = f"browser ({mode}, {backend})"
+    if mode == "realtime":
+        report["decisions"] = decisions
+        report["late_decisions"] = late
     return report, records
 
 
-def save_browser_recording(records: np.ndarray, initial: np.ndarray, out: Path, meta: dict[str, Any]) -> Path:
+def save_browser_recording(
+    records: np.ndarray, initial: np.ndarray, out: Path, meta: dict[str, Any], initial_score_time: float = 0.0
+) -> Path:
     """The demo-format trace of an evaluation episode (replays with qwop replay)."""
     from demos.format import save_demo
     from demos.record import session_arrays
 
-    return save_demo(out, session_arrays(initial, records, closed_early=False), meta)
+    return save_demo(out, session_arrays(initial, records, False, initial_score_time), meta)
 
 
 def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
@@ -222,8 +230,13 @@ def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
 
 def format_report(r: dict[str, Any]) -> str:
     fin = f", best finish {r['best_finish_time_s']:.2f} s" if r.get("best_finish_time_s") else ""
+    late = (
+        f", {r['late_decisions']} of {r['decisions']} decisions landed after the update they were meant for"
+        if "late_decisions" in r
+        else ""
+    )
     return (
         f"{r['where']}: {r['episodes']} episodes, mean {r['mean_distance_m']:.1f} m, best "
         f"{r['best_distance_m']:.1f} m, mean time {r['mean_time_s']:.1f} s, success {r['success_rate']:.0%}, "
-        f"falls {r['fall_rate']:.0%}{fin}"
+        f"falls {r['fall_rate']:.0%}{fin}{late}"
     )

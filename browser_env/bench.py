@@ -1,12 +1,17 @@
-"""Lock-step throughput through the browser adapter (run by hand, and in CI as a smoke run).
+"""Browser harness throughput on a running workload (run by hand, and in CI as a smoke run).
 
     python -m browser_env.bench [--game DIR] [--backend playwright|selenium] [--quick]
 
-Without --game it uses the open stand-in page (planck.js physics), so the figures then
-include the stand-in's own engine cost; the in-page rate (the game's updates alone) and
-the round-trip overhead per update are printed separately so the rate on the original
-(whose engine runs about 35,000 updates/s in-page here) can be read off. Peer figure:
-qwop-gym reports about 2,000 observations/s.
+The workload is the built-in gait (``sim_env.gaits.SHUFFLE``), which runs without falling, so
+every update has contacts and the full solver. It uses the original in the default game
+folder (or ``--game``) when it is there, otherwise the open stand-in page (whose planck.js
+physics then counts in the figures), and prints:
+
+- in-page: the adapter's ``run()`` timed inside the page (the game's own cost);
+- lock-step batched: many updates per call through the Python API;
+- lock-step one call per step: one update and its state per call, after a warm-up, as a
+  closed-loop agent steps (over the direct channel, and through the driver alone);
+- real-time: the page's own pace with real key presses (updates/s, lost, doubled).
 """
 
 from __future__ import annotations
@@ -14,49 +19,108 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
+from browser_env.errors import GameFolderError
 from browser_env.game import BrowserGame
+from browser_env.server import find_game_files
 from browser_env.standin import build_standin
+from sim_env.gaits import SHUFFLE, gait_keys
+
+
+def _warm_page(g: BrowserGame, keys: np.ndarray) -> None:
+    """A fresh page whose JIT has run the workload once; then R, so the timed run starts over
+    (the gait finishes 100 m after about 4,400 updates without falling)."""
+    g.new_page()
+    g.run(keys)
+    g.reset(0)
+
+
+def _one_call_rate(g: BrowserGame, keys: np.ndarray, warmup: int) -> float:
+    _warm_page(g, keys[:warmup])
+    t0 = time.perf_counter()
+    for k in keys[warmup:]:
+        g.update(int(k))
+        g.body_state()
+    return (len(keys) - warmup) / (time.perf_counter() - t0)
+
+
+def _realtime(g: BrowserGame, seconds: float) -> tuple[float, int, int, int]:
+    g.new_page(start=False)
+    g.click_canvas()
+    g.drain()
+    rows, held = [], 0
+    phases = [(mask, n / 30.0) for mask, n in SHUFFLE]
+    t0 = time.monotonic()
+    i = 0
+    next_change = t0
+    while time.monotonic() - t0 < seconds:
+        if time.monotonic() >= next_change:  # the gait pressed on the keyboard at its pace
+            mask, dur = phases[i % len(phases)]
+            held = g.press(mask, held)
+            next_change += dur
+            i += 1
+        rows.append(g.drain())
+        time.sleep(0.01)
+    elapsed = time.monotonic() - t0
+    rows.append(g.drain())
+    g.press(0, held)
+    rec = np.concatenate(rows)
+    steps = np.diff(rec[:, 0])
+    return len(rec) / elapsed, len(rec), int((steps > 1).sum()), int((steps < 1).sum())
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m browser_env.bench", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--game", help="game folder (default: the stand-in)")
+    ap.add_argument(
+        "--game", help="game folder (default: the default game folder if it holds the game, else the stand-in)"
+    )
     ap.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="a short smoke run")
     args = ap.parse_args(argv)
-    n = 3000 if args.quick else 30000
+    n = 1500 if args.quick else 4000  # timed updates per page (the gait finishes at ~4,400)
+    single = 600 if args.quick else 4000
+    rt_seconds = 3.0 if args.quick else 30.0
+    keys = gait_keys(SHUFFLE, n)
     with tempfile.TemporaryDirectory() as tmp:
-        folder = args.game or build_standin(tmp)
-        with BrowserGame(folder, backend=args.backend) as g:
-            g.new_page()
-            masks = np.random.default_rng(0).integers(0, 16, n).astype(np.int8)
-            g.run(masks[: n // 3])  # warm the page's JIT
-            g.new_page()
+        folder: str | Path
+        if args.game:
+            folder, which = args.game, "original"
+        else:
+            try:
+                find_game_files()
+                folder, which = "", "original (default game folder)"
+            except GameFolderError:
+                folder, which = build_standin(tmp), "stand-in (planck.js)"
+        with BrowserGame(folder or None, backend=args.backend) as g:
+            _warm_page(g, keys)
             in_page_ms = g.driver.evaluate(
-                "(m) => { const t0 = performance.now(); window.__qwopAdapter.run(m, false);"
+                "(m) => { const t0 = performance.now(); window.__qwopAdapter.run(m, true);"
                 " return performance.now() - t0; }",
-                masks.tolist(),
+                keys.tolist(),
             )
-            g.new_page()
+            _warm_page(g, keys)
             t0 = time.perf_counter()
-            g.run(masks)
-            api = n / (time.perf_counter() - t0)
-            g.new_page()
-            steps = n // 10
-            t0 = time.perf_counter()
-            for k in masks[:steps]:
-                g.update(int(k))
-            single = steps / (time.perf_counter() - t0)
-    in_page = n / (in_page_ms / 1000)
-    overhead_us = (1 / api - 1 / in_page) * 1e6
-    which = "original" if args.game else "stand-in (planck.js)"
-    print(f"{which}, {args.backend}: in-page adapter run()       {in_page:10,.0f} updates/s")
-    print(f"{which}, {args.backend}: through the Python API      {api:10,.0f} updates/s (batched, {n} updates)")
-    print(f"{which}, {args.backend}: one update per call         {single:10,.0f} updates/s")
-    print(f"round-trip overhead per batched update:              {overhead_us:10.1f} us")
+            done = len(g.run(keys, stop_on_end=True))
+            batched = done / (time.perf_counter() - t0)
+            one_call = _one_call_rate(g, keys[: single + 1000], 1000)
+        with BrowserGame(folder or None, backend=args.backend, channel=False) as g:
+            driver_only = _one_call_rate(g, keys[: min(single, 300) + 1000], 1000)
+        with BrowserGame(folder or None, backend=args.backend, mode="realtime") as g:
+            rt_rate, rt_n, lost, doubled = _realtime(g, rt_seconds)
+    in_page = len(keys) / (in_page_ms / 1000)
+    tag = f"{which}, {args.backend}"
+    print(f"{tag}: workload: the built-in gait (runs without falling)")
+    print(f"{tag}: in-page adapter run()               {in_page:10,.0f} updates/s")
+    print(f"{tag}: lock-step batched (Python API)      {batched:10,.0f} updates/s ({done} updates)")
+    print(f"{tag}: lock-step one call per step         {one_call:10,.0f} steps/s (direct channel, state each step)")
+    print(f"{tag}: lock-step one call per step         {driver_only:10,.0f} steps/s (through the driver only)")
+    print(
+        f"{tag}: real-time, real key presses         {rt_rate:10.2f} updates/s over {rt_seconds:.0f} s "
+        f"({rt_n} updates, {lost} lost, {doubled} doubled)"
+    )
     return 0
 
 

@@ -9,8 +9,11 @@ and action spaces (and the same options) as ``QwopSim-v0``.
 - ``mode="realtime"``: the page runs on its own clock (30 updates/s). Actions are real key
   presses through the browser's input pipeline; a step waits until ``frame_skip`` updates
   have run with the new keys, and ``info["landed_update"]`` is the update (counted since
-  page load) in which the keys first took effect. ``info["records"]`` holds every update
-  the page ran during the step.
+  page load) in which the keys first took effect; ``info["late_updates"]`` is how many
+  updates after the one the decision was meant for (the update right after the observed
+  one) that was, 0 when on time. ``info["records"]`` holds every update the page ran during
+  the step. ``episode_records`` keeps the whole page session (the intro screen's updates and
+  the click included), so an episode's trace replays exactly.
 
 ``env.unwrapped.history`` is the session since page load (``sim_env.replay_session``
 events), ``episode_keys()`` the lock-step episode's key masks.
@@ -25,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from browser_env.game import HEADER, BrowserGame, decode_records
+from browser_env.game import FLAG_ENDED, FLAG_FIRST_CLICK, HEADER, BrowserGame
 from sim_env.env_config import EnvConfig
 from sim_env.observation import OBS_SIZE, observe
 from sim_env.rewards import REWARD_TERMS, reward_terms
@@ -38,7 +41,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
 
     def __init__(
         self,
-        game: str,
+        game: str | None = None,
         mode: str = "lockstep",
         backend: str = "playwright",
         headless: bool = True,
@@ -67,6 +70,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         self._episode_updates = 0
         self.episode_records: list[np.ndarray] = []  # every update of the episode, as adapter records
         self.episode_initial: np.ndarray | None = None  # the page's state at load, before any update
+        self.episode_initial_score_time = 0.0  # the page's game time then
 
     @property
     def history(self) -> list[int]:
@@ -113,13 +117,18 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             g.new_page(start=False)
             g.click_canvas()
             deadline = time.monotonic() + self.step_timeout_s
-            while not int(g.refresh()[2]) & 32:  # firstClick
+            while True:
+                rec = g.drain()  # the intro screen's updates belong to the session: keep them
+                if len(rec):
+                    self.episode_records.append(rec)
+                if len(rec) and int(rec[-1, 2]) & FLAG_FIRST_CLICK:
+                    g.observe(rec[-1])
+                    break
                 if time.monotonic() > deadline:
                     raise TimeoutError("the click on the canvas did not start the game")
-                time.sleep(0.01)
-            g.drain()
-        initial = decode_records(g.driver.evaluate("() => window.__qwopAdapter.initial()"))[0]
-        self.episode_initial = initial[HEADER:].reshape(12, 6).copy()
+                time.sleep(0.005)
+        self.episode_initial = g.initial_state()
+        self.episode_initial_score_time = g.initial_score_time()
         first = observe(g.body_state())
         self._frames = [first] * self.config.frame_stack
         return self._obs(), self._info(np.zeros(len(REWARD_TERMS)))
@@ -138,8 +147,9 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             self._keys.extend([mask] * len(records))
             self.episode_records.append(records)
         else:
+            meant = int(g.updates) + 1  # the update right after the one observed
             records, landed = self._realtime_step(mask)
-            extra = {"landed_update": landed, "records": records}
+            extra = {"landed_update": landed, "late_updates": max(0, landed - meant), "records": records}
             self.episode_records.append(records)
         self._episode_updates += len(records)
         after = g.body_state()
@@ -153,29 +163,29 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
 
     def _realtime_step(self, mask: int) -> tuple[np.ndarray, int]:
         g = self.game
-        g.drain()  # updates before the key change belong to the previous step
+        # Updates the page ran since the last observation still had the old keys; they are
+        # part of the episode (its trace must hold every update), not of this decision.
+        got: list[np.ndarray] = list(g.drain())
         self._held = g.press(mask, self._held)
-        got: list[np.ndarray] = []
         landed = -1
         with_mask = 0
         deadline = time.monotonic() + self.step_timeout_s
         while with_mask < self.config.frame_skip:
-            rec = g.drain()
-            for r in rec:
+            for r in g.drain():
                 got.append(r)
                 if landed < 0 and int(r[1]) % 16 == mask:
                     landed = int(r[0])
                 if landed >= 0:
                     with_mask += 1
-                if int(r[2]) & 2:  # the game ended
+                if int(r[2]) & FLAG_ENDED:
                     with_mask = self.config.frame_skip
             if with_mask >= self.config.frame_skip:
                 break
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the page ran no update with keys {mask} within {self.step_timeout_s} s")
-            time.sleep(0.004)
+            time.sleep(0.002)
         records = np.stack(got)
-        g._last = records[-1]
+        g.observe(records[-1])
         return records, landed
 
     def render(self) -> np.ndarray | None:

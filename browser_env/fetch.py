@@ -13,19 +13,19 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from browser_env.server import GAME_FILES, find_game_files
+from browser_env.server import GAME_FILES, SOUND_LIBRARY, find_game_files, resolve_game_folder
 
 DEFAULT_BASE_URL = "https://www.foddy.net/"
 
 
 def fetch_game(
-    dest: str | Path, base_url: str = DEFAULT_BASE_URL, force: bool = False, timeout_s: float = 30.0
+    dest: str | Path | None = None, base_url: str = DEFAULT_BASE_URL, force: bool = False, timeout_s: float = 30.0
 ) -> Path:
-    """Download QWOP.min.js and assetbundle.parcel into ``dest``; returns ``dest``."""
-    dest = Path(dest).expanduser()
+    """Download the game's files into ``dest`` (default: the default game folder); returns it."""
+    dest = resolve_game_folder(dest)
     dest.mkdir(parents=True, exist_ok=True)
     base = base_url if base_url.endswith("/") else base_url + "/"
-    for name in GAME_FILES:
+    for name in (*GAME_FILES, SOUND_LIBRARY):
         target = dest / name
         if target.exists() and not force:
             continue

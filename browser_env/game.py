@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,9 @@ import numpy as np
 
 from adapter_js import ADAPTER_VERSION
 from adapter_js import read as read_adapter_file
+from browser_env.channel import ChannelError, DirectChannel
 from browser_env.drivers import Driver, make_driver
+from browser_env.errors import GameLoadError
 from browser_env.server import HOST_NAME, GameServer
 
 CLICK_EVENT = 32
@@ -35,14 +38,14 @@ FLAG_FALLEN, FLAG_ENDED, FLAG_LANDED, FLAG_JUMPED, FLAG_PAUSE, FLAG_FIRST_CLICK 
 KEY_NAMES = (("q", 1), ("w", 2), ("o", 4), ("p", 8))
 
 
-class GameLoadError(RuntimeError):
-    """The game page did not load, or the adapter could not find or drive the game."""
-
-
 def decode_records(payload: dict[str, Any]) -> np.ndarray:
     """(n, RECORD_SIZE) float64 from the adapter's base64 payload."""
     raw = base64.b64decode(payload["data"])
     return np.frombuffer(raw, dtype=np.float64).reshape(int(payload["n"]), RECORD_SIZE).copy()
+
+
+# Adapter calls that answer with records (the rest answer plain JSON).
+RECORD_CALLS = frozenset({"run", "reset", "state", "initial", "drain"})
 
 
 def records_to_trace(records: np.ndarray) -> dict[str, np.ndarray]:
@@ -81,32 +84,40 @@ class BrowserGame:
 
     def __init__(
         self,
-        game: str | Path,
+        game: str | Path | None = None,
         backend: str = "playwright",
         headless: bool = True,
         mode: str = "lockstep",
-        timeout_s: float = 30.0,
+        timeout_s: float | None = None,
         browser_path: str | None = None,
         chunk: int = 2000,
+        channel: bool = True,
     ) -> None:
+        """``game``: the game folder (default: :func:`browser_env.server.default_game_folder`)
+        or an ``http(s)://`` URL whose host name contains "foddy". ``timeout_s``: how long a page
+        may take to load (default ``$QWOP_LOAD_TIMEOUT`` or 30 s). ``channel``: talk to the
+        page over the direct WebSocket channel (fast) rather than only through the driver."""
         if mode not in ("lockstep", "realtime"):
             raise ValueError(f"mode must be 'lockstep' or 'realtime', got {mode!r}")
         self.mode = mode
-        self.timeout_s = timeout_s
+        self.timeout_s = float(timeout_s if timeout_s is not None else os.environ.get("QWOP_LOAD_TIMEOUT", 30.0))
         self.chunk = chunk
         self._server: GameServer | None = None
-        game_str = str(game)
+        self._channel: DirectChannel | None = None
+        game_str = str(game or "")
         if game_str.startswith(("http://", "https://")):
             self.url = game_str
             if HOST_NAME.split(".")[0] not in game_str.lower():
                 raise ValueError(f"the game's domain lock needs a host name containing 'foddy'; {game_str} has none")
         else:
-            self._server = GameServer(game)
+            self._server = GameServer(game or None)
             self.url = self._server.url
         self._driver: Driver | None = None
         try:
+            if channel:
+                self._channel = DirectChannel()
             self._driver = make_driver(backend, headless=headless, executable_path=browser_path)
-            config = {"mode": mode}
+            config = {"mode": mode, "channel": self._channel.url if self._channel else None}
             self._driver.add_init_script(f"window.__QWOP_ADAPTER_CONFIG__ = {json.dumps(config)};")
             self._driver.add_init_script(read_adapter_file("qwop_adapter.js"))
         except Exception:
@@ -123,12 +134,39 @@ class BrowserGame:
         assert self._driver is not None
         return self._driver
 
-    def _health(self) -> dict[str, Any]:
+    @property
+    def game_files(self) -> dict[str, Path]:
+        """The files served from the user's game folder (empty for a URL)."""
+        return dict(self._server.files) if self._server else {}
+
+    def health(self) -> dict[str, Any] | None:
+        """The adapter's report: what it found in the page, its mode, counters, errors."""
         return self.driver.evaluate("() => window.__qwopAdapter ? window.__qwopAdapter.health() : null")
 
-    def _console_tail(self) -> str:
-        lines = self.driver.console()[-30:]
-        return "\n  ".join(lines) if lines else "(nothing logged)"
+    def call(self, method: str, *args: Any) -> Any:
+        """One adapter call (see ``adapter_js/qwop_adapter.js``), over the direct channel when
+        it is connected, else through the driver. Record calls return ``(records, dropped)``."""
+        ch = self._channel
+        if ch is not None and ch.connected:
+            try:
+                flat, dropped = ch.call(method, *args) if method in RECORD_CALLS else (ch.call(method, *args), 0)
+            except ChannelError as exc:
+                raise GameLoadError(f"the adapter call {method} failed in the page: {exc}") from exc
+            if method in RECORD_CALLS:
+                return flat.reshape(-1, RECORD_SIZE).copy(), dropped
+            return flat
+        result = self.driver.evaluate(f"(a) => window.__qwopAdapter.{method}(...a)", list(args))
+        if method in RECORD_CALLS:
+            return decode_records(result), int(result.get("dropped", 0))
+        return result
+
+    def records(self, method: str, *args: Any) -> np.ndarray:
+        """The records of an adapter call that answers with records."""
+        return self.call(method, *args)[0]
+
+    def _console_tail(self, n: int = 5) -> str:
+        lines = [" ".join(str(x).split())[:300] for x in self.driver.console()[-n:]]
+        return "the page's console ended with: " + (" | ".join(lines) if lines else "(nothing logged)")
 
     def new_page(self, start: bool = True) -> dict[str, Any]:
         """Load the page (a fresh engine), wait until the game has loaded, and in lock-step
@@ -137,28 +175,36 @@ class BrowserGame:
         try:
             self.driver.goto(self.url, self.timeout_s)
         except Exception as exc:
-            raise GameLoadError(
-                f"the page {self.url} did not load: {exc}\n  console:\n  {self._console_tail()}"
-            ) from exc
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise GameLoadError(f"the page {self.url} did not load: {first}; {self._console_tail()}") from exc
         deadline = time.monotonic() + self.timeout_s
         health: dict[str, Any] | None = None
         while time.monotonic() < deadline:
-            health = self._health()
-            if health and health.get("found") and health.get("doneLoading"):
+            health = self.health()
+            if health and health.get("found") and health.get("doneLoading") and health.get("runner"):
                 break
+            if health and health.get("doneLoading") and health.get("missing"):
+                break  # loaded, but not the game the adapter knows: say what is missing now
             time.sleep(0.05)
-        else:
-            if not health:
-                raise GameLoadError(f"the adapter did not run in {self.url}\n  console:\n  {self._console_tail()}")
-            if not health.get("found"):
-                raise GameLoadError(
-                    "the adapter did not find the game object (an object with create_player that gets m_world). "
-                    f"Objects that got m_world: {json.dumps(health.get('seen'))}; errors: {health.get('errors')}\n"
-                    f"  console:\n  {self._console_tail()}"
-                )
+        if not health:
+            raise GameLoadError(f"the adapter did not run in {self.url}; {self._console_tail()}")
+        if not health.get("found"):
             raise GameLoadError(
-                f"the game did not finish loading within {self.timeout_s:.0f} s (doneLoading stayed false)\n"
-                f"  console:\n  {self._console_tail()}"
+                f"the adapter did not find the game object in {self.url} within {self.timeout_s:.0f} s (an object "
+                f"with create_player that gets m_world); is this QWOP.min.js the original? Objects that got "
+                f"m_world: {json.dumps(health.get('seen'))}; errors: {health.get('errors')}; {self._console_tail()}"
+            )
+        missing = health.get("missing") or []
+        if missing:
+            raise GameLoadError(
+                f"the game object lacks what the adapter reads: {', '.join(missing[:12])}"
+                f"{' and more' if len(missing) > 12 else ''}; this QWOP.min.js differs from the original's "
+                f"(see health() of adapter {ADAPTER_VERSION})"
+            )
+        if not (health.get("doneLoading") and health.get("runner")):
+            raise GameLoadError(
+                f"the game did not finish loading within {self.timeout_s:.0f} s (doneLoading stayed false); "
+                f"{self._console_tail()}"
             )
         if health.get("version") != ADAPTER_VERSION:
             raise GameLoadError(f"adapter version {health.get('version')} != expected {ADAPTER_VERSION}")
@@ -167,13 +213,12 @@ class BrowserGame:
                 f"the page is served from {health.get('host')!r}; the game's domain lock stops its engine unless the "
                 "host name contains 'foddy' (use the built-in server, which serves foddy.localhost)"
             )
-        missing = health.get("missing") or []
-        if missing or len(health.get("parts", [])) != 12:
-            raise GameLoadError(f"the game object lacks {missing} or some runner parts: found {health.get('parts')}")
+        if self._channel is not None:
+            self._channel.wait_connected(min(5.0, self.timeout_s))
         self.history = []
         self.loaded = True
         if start and self.mode == "lockstep":
-            self.driver.evaluate("() => window.__qwopAdapter.start()")
+            self.call("start")
         if self.mode == "lockstep":
             self.refresh()
         return health
@@ -192,9 +237,7 @@ class BrowserGame:
         parts = []
         for i in range(0, len(arr), self.chunk):
             chunk = arr[i : i + self.chunk].tolist()
-            rec = decode_records(
-                self.driver.evaluate("([m, s]) => window.__qwopAdapter.run(m, s)", [chunk, bool(stop_on_end)])
-            )
+            rec = self.records("run", chunk, bool(stop_on_end))
             parts.append(rec)
             self.history.extend(int(k) for k in chunk[: len(rec)])
             if stop_on_end and len(rec) < len(chunk):
@@ -212,7 +255,7 @@ class BrowserGame:
         """What releasing R does: the original's reset() (which runs one update) with keys held."""
         mask = _check_mask(keys)
         self._need_page()
-        self._last = decode_records(self.driver.evaluate("(m) => window.__qwopAdapter.reset(m)", mask))[0]
+        self._last = self.records("reset", mask)[0]
         self.history.append(16 + mask)
 
     def replay(self, keys: Any) -> dict[str, np.ndarray]:
@@ -229,18 +272,20 @@ class BrowserGame:
     def click(self) -> None:
         """Lock-step: the click to begin, through the adapter (firstClick, time 0, intro gone)."""
         self._need_page()
-        self.driver.evaluate("() => window.__qwopAdapter.start()")
+        self.call("start")
         self.history.append(CLICK_EVENT)
         self.refresh()
 
-    def replay_session(self, events: Any) -> dict[str, np.ndarray]:
+    def replay_session(self, events: Any, initial_score_time: float = 0.0) -> dict[str, np.ndarray]:
         """A whole session in a fresh page: 0..15 = update with mask, 16+mask = R released,
-        32 = the click to begin (a session containing it starts on the intro screen)."""
+        32 = the click to begin (a session containing it starts on the intro screen, with the
+        game time a recording had at page load)."""
         ev = _check_int8(events, "events", CLICK_EVENT)
         has_click = bool((ev == CLICK_EVENT).any())
         self.new_page(start=not has_click)
-        initial = decode_records(self.driver.evaluate("() => window.__qwopAdapter.initial()"))[0]
-        initial = initial[HEADER:].reshape(12, 6).copy()
+        if has_click:
+            self.call("setScoreTime", float(initial_score_time))
+        initial = self.initial_state()
         rows = []
         i = 0
         while i < len(ev):
@@ -265,8 +310,25 @@ class BrowserGame:
     # ------------------------------------------------------------------ state
     def refresh(self) -> np.ndarray:
         """Read the current state from the page (needed in real-time mode)."""
-        self._last = decode_records(self.driver.evaluate("() => window.__qwopAdapter.state()"))[0]
+        self._last = self.records("state")[0]
         return self._last
+
+    def initial_state(self) -> np.ndarray:
+        """(12, 6): the state at page load, just before the first update with the runner built."""
+        return self.records("initial")[0][HEADER:].reshape(12, 6).copy()
+
+    def initial_score_time(self) -> float:
+        """The game time the page had counted at load (the page counts from before its runner
+        exists; the click zeroes it)."""
+        return float(self.records("initial")[0][3])
+
+    def observe(self, record: np.ndarray) -> None:
+        """Take ``record`` (from :meth:`drain`) as the current state, without asking the page."""
+        self._last = np.asarray(record, dtype=np.float64)
+
+    def render(self, frames: int = 2) -> None:
+        """Let the page draw ``frames`` animation frames (lock-step holds them back otherwise)."""
+        self.call("renderFrames", int(frames))
 
     def _record(self) -> np.ndarray:
         if self._last is None:
@@ -331,15 +393,17 @@ class BrowserGame:
 
     def drain(self) -> np.ndarray:
         """Real-time mode: every update the page ran since the last drain, as records."""
-        payload = self.driver.evaluate("() => window.__qwopAdapter.drain()")
-        if payload.get("dropped"):
-            raise RuntimeError(f"the adapter's ring buffer overflowed: {payload['dropped']} updates were lost")
-        return decode_records(payload)
+        records, dropped = self.call("drain")
+        if dropped:
+            raise RuntimeError(f"the adapter's ring buffer overflowed: {dropped} updates were lost")
+        return records
 
     def screenshot(self) -> np.ndarray:
         """The game canvas as an (H, W, 3) uint8 array."""
         from PIL import Image
 
+        if self.mode == "lockstep":
+            self.render(2)
         png = self.driver.screenshot_png("#gameContent canvas")
         return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
 
@@ -350,6 +414,9 @@ class BrowserGame:
                 self._driver.close()
             finally:
                 self._driver = None
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
         if self._server is not None:
             self._server.close()
             self._server = None

@@ -8,31 +8,53 @@ loopback by itself) rather than by editing the game.
 from __future__ import annotations
 
 import mimetypes
+import os
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from adapter_js import read as read_adapter_file
+from browser_env.errors import GameFolderError
 
 GAME_FILES = ("QWOP.min.js", "assetbundle.parcel")
+# Served from the user's folder when present, as the original's own page loads it (muted).
+SOUND_LIBRARY = "howler.js"
 HOST_NAME = "foddy.localhost"
+GAME_ENV_VAR = "QWOP_GAME"
 
 
-class GameFolderError(FileNotFoundError):
-    """The game folder is missing or lacks a file."""
+def default_game_folder() -> Path:
+    """Where the game is looked for when no ``--game`` is given, and where ``qwop fetch-game``
+    writes: ``$QWOP_GAME``, else ``$XDG_DATA_HOME/qwop/game`` (``~/.local/share/qwop/game``)."""
+    if os.environ.get(GAME_ENV_VAR):
+        return Path(os.environ[GAME_ENV_VAR]).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home).expanduser() / "qwop" / "game"
 
 
-def find_game_files(folder: str | Path) -> dict[str, Path]:
-    """Locate QWOP.min.js and assetbundle.parcel at the top of ``folder`` or under assets/."""
-    root = Path(folder).expanduser()
+def resolve_game_folder(game: str | Path | None) -> Path:
+    """``game``, or the default game folder when it is None or empty."""
+    return Path(game).expanduser() if game else default_game_folder()
+
+
+def _how_to_get(root: Path) -> str:
+    where = "" if root == default_game_folder() else f" {root}"
+    return (
+        f"copy your QWOP.min.js, assetbundle.parcel and howler.js into {root}, or download them when online "
+        f"with: qwop fetch-game{where}"
+    )
+
+
+def find_game_files(folder: str | Path | None = None) -> dict[str, Path]:
+    """Locate QWOP.min.js and assetbundle.parcel (and howler.js, optional) at the top of
+    ``folder`` or under assets/; ``folder`` defaults to :func:`default_game_folder`."""
+    root = resolve_game_folder(folder)
+    default = " (the default game folder; --game or $QWOP_GAME choose another)" if folder in (None, "") else ""
     if not root.is_dir():
-        raise GameFolderError(
-            f"game folder not found: {root}. Bring your copy of the original game (QWOP.min.js and "
-            f"assetbundle.parcel), or download it when online with: qwop fetch-game {root}"
-        )
+        raise GameFolderError(f"no game folder at {root}{default}: {_how_to_get(root)}")
     found: dict[str, Path] = {}
-    for name in GAME_FILES:
+    for name in (*GAME_FILES, SOUND_LIBRARY):
         for candidate in (root / name, root / "assets" / name):
             if candidate.is_file():
                 found[name] = candidate
@@ -41,8 +63,8 @@ def find_game_files(folder: str | Path) -> dict[str, Path]:
     if missing:
         present = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())[:20]
         raise GameFolderError(
-            f"game folder {root} is missing {', '.join(missing)} (looked at the top and under assets/); "
-            f"it contains: {present or 'nothing'}. Get the files with: qwop fetch-game {root}"
+            f"game folder {root}{default} is missing {', '.join(missing)} (looked at the top and under assets/; "
+            f"it holds {present or 'nothing'}): {_how_to_get(root)}"
         )
     return found
 
@@ -50,11 +72,16 @@ def find_game_files(folder: str | Path) -> dict[str, Path]:
 class GameServer:
     """Serves the host page, the adapter's helper files and the game folder on 127.0.0.1."""
 
-    def __init__(self, folder: str | Path, port: int = 0) -> None:
+    def __init__(self, folder: str | Path | None = None, port: int = 0) -> None:
         self.files = find_game_files(folder)
-        self.folder = Path(folder).expanduser().resolve()
+        self.folder = resolve_game_folder(folder).resolve()
         self._host_page = read_adapter_file("host.html").encode()
-        self._helpers = {"/__qwop__/howl_silent.js": read_adapter_file("howl_silent.js").encode()}
+        sound = self.files.get(SOUND_LIBRARY)
+        self.sound_library = str(sound) if sound else "silent stand-in (no howler.js in the game folder)"
+        self._helpers = {
+            "/__qwop__/howler.js": sound.read_bytes() if sound else read_adapter_file("howl_silent.js").encode(),
+            "/__qwop__/mute.js": read_adapter_file("mute.js").encode(),
+        }
         server = self
 
         class Handler(BaseHTTPRequestHandler):

@@ -39,6 +39,9 @@ REQUIRED = {
     "episode_partial": (np.int8, 1),
     "meta": (np.str_, 0),
 }
+# Optional arrays (older files lack them): the game time the page had counted at load, before
+# its runner existed (the click zeroes it; only the intro screen's times depend on it).
+OPTIONAL = {"initial_score_time": (np.float64, 0)}
 PER_ROW = ("fallen", "game_ended", "jump_landed", "score_time", "score", "keys", "wall_time", "update_index", "episode")
 
 
@@ -64,6 +67,11 @@ class Demo:
 
     def episode_rows(self, i: int) -> slice:
         return slice(int(self.arrays["episode_start"][i]), int(self.arrays["episode_end"][i]))
+
+    @property
+    def initial_score_time(self) -> float:
+        """The game time the page had counted at load (0 in files that predate it)."""
+        return float(self.arrays.get("initial_score_time", 0.0))
 
     def trace(self) -> dict[str, np.ndarray]:
         """The reference-trace view (events, initial, state, flags, scores)."""
@@ -125,7 +133,7 @@ def validate_arrays(a: dict[str, np.ndarray], where: str = "demo") -> None:
     missing = [k for k in REQUIRED if k not in a]
     if missing:
         raise DemoFormatError(f"{where}: missing arrays {missing} (found {sorted(a)})")
-    for k, (dtype, ndim) in REQUIRED.items():
+    for k, (dtype, ndim) in (REQUIRED | {k: v for k, v in OPTIONAL.items() if k in a}).items():
         arr = a[k]
         if k == "meta":
             if arr.dtype.kind != "U" or arr.ndim != 0:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from adapter_js import ADAPTER_VERSION
-from browser_env.game import FLAG_ENDED, FLAG_FALLEN, FLAG_FIRST_CLICK, FLAG_LANDED, HEADER, BrowserGame, decode_records
+from browser_env.game import FLAG_ENDED, FLAG_FALLEN, FLAG_FIRST_CLICK, FLAG_LANDED, HEADER, BrowserGame
 from demos.format import CLICK_EVENT, now_iso, save_demo
 
 
@@ -32,8 +32,11 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def session_arrays(initial: np.ndarray, records: np.ndarray, closed_early: bool) -> dict[str, np.ndarray]:
-    """Demo arrays from adapter records of a real-time session (see FORMAT.md)."""
+def session_arrays(
+    initial: np.ndarray, records: np.ndarray, closed_early: bool, initial_score_time: float = 0.0
+) -> dict[str, np.ndarray]:
+    """Demo arrays from adapter records of a real-time session (see FORMAT.md); ``initial`` is
+    the state at page load and ``initial_score_time`` the game time the page had counted then."""
     rows: list[tuple[int, np.ndarray, int, float, float, int, float, int]] = []
     clicked = False
     prev_state = initial
@@ -75,6 +78,7 @@ def session_arrays(initial: np.ndarray, records: np.ndarray, closed_early: bool)
         "episode_start": np.array(starts, dtype=np.int64),
         "episode_end": np.array(ends, dtype=np.int64),
         "episode_partial": np.array(partial, dtype=np.int8),
+        "initial_score_time": np.array(float(initial_score_time), dtype=np.float64),
     }
 
 
@@ -101,7 +105,7 @@ class Recorder:
         self._chunks: list[np.ndarray] = []
         self._closed = False
         self._last_save = time.monotonic()
-        files = getattr(self.game._server, "files", {}) if self.game._server else {}
+        files = self.game.game_files
         self.meta: dict[str, Any] = {
             "player": player,
             "date": now_iso(),
@@ -112,7 +116,7 @@ class Recorder:
             "recorder": "qwop record (real-time mode)",
         }
         self.game.new_page(start=False)
-        self.initial = decode_records(self.game.driver.evaluate("() => window.__qwopAdapter.initial()"))[0][HEADER:]
+        self.initial, self.initial_score_time = self.game.initial_state(), self.game.initial_score_time()
 
     @property
     def updates(self) -> int:
@@ -141,21 +145,39 @@ class Recorder:
         rec = self.records()
         if not len(rec):
             return None
-        arrays = session_arrays(self.initial, rec, closed_early=partial)
+        arrays = session_arrays(self.initial, rec, closed_early=partial, initial_score_time=self.initial_score_time)
         meta = {**self.meta, "updates": len(rec), "saved": now_iso(), "incomplete": partial}
         return save_demo(path, arrays, meta, exact_name=exact)
 
-    def run(self, until: Callable[[], bool] | None = None) -> Path | None:
-        """Record until the browser is closed, ``until()`` is true, or Ctrl-C; then save."""
+    def run(self, until: Callable[[], bool] | None = None, progress: bool = False) -> Path | None:
+        """Record until the browser is closed, ``until()`` is true, or Ctrl-C; then save.
+        ``progress`` shows the updates and episodes recorded so far."""
         interrupted = False
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(desc="recording", unit=" updates", dynamic_ncols=True)
         try:
             while self.poll():
+                if bar is not None and self.updates != bar.n:
+                    bar.update(self.updates - bar.n)
+                    bar.set_postfix_str(self._status(), refresh=False)
                 if until is not None and until():
                     break
                 time.sleep(self.poll_s)
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            if bar is not None:
+                bar.close()
         return self.finish(partial=self._closed or interrupted)
+
+    def _status(self) -> str:
+        last = self._chunks[-1][-1] if self._chunks else None
+        resets = sum(int(((c[:, 1] >= 16) & (c[:, 1] < 32)).sum()) for c in self._chunks)
+        where = f", {last[4]:.1f} m, {last[3]:.1f} s" if last is not None and int(last[2]) & FLAG_FIRST_CLICK else ""
+        return f"{resets + 1} episode(s){where}"
 
     def finish(self, partial: bool = False) -> Path | None:
         """Save the session under a fresh name (never replacing a file) and close."""
@@ -169,11 +191,12 @@ class Recorder:
         return path
 
 
-def main_record(game: str, out: str, player: str, backend: str, headless: bool) -> int:
-    print("Opening the game. Click the game to begin, play with Q W O P, press R to restart.")
-    print("Close the browser window (or press Ctrl-C here) to stop; every attempt is saved.")
+def main_record(game: str | None, out: str, player: str, backend: str, headless: bool) -> int:
+    print("Opening the game...", flush=True)
     rec = Recorder(game, out, player=player, backend=backend, headless=headless)
-    path = rec.run()
+    print("Ready: click the game to begin, play with Q W O P, press R to restart.", flush=True)
+    print("Close the browser window (or press Ctrl-C here) to stop; every attempt is saved.", flush=True)
+    path = rec.run(progress=True)
     if path is None:
         print("nothing was recorded")
         return 1

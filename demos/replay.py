@@ -2,7 +2,8 @@
 
 - ``--sim``: in the native simulator (``sim_env.replay_session``): the first update where
   the simulator departs from what the original did (a fidelity check on real human play).
-- ``--browser --game DIR``: in the browser, lock-step, in a fresh page.
+- ``--browser [--game DIR]``: in the original in a browser, lock-step, in a fresh page (the
+  default game folder unless ``--game``).
 - ``--video out.gif`` (or ``.mp4`` with ffmpeg installed): the recorded run drawn frame by frame.
 """
 
@@ -20,17 +21,17 @@ from sim_env.traces import Divergence, first_divergence
 
 
 def replay_sim(demo: Demo) -> tuple[dict[str, np.ndarray], Divergence | None]:
-    out = sim_env.replay_session(demo.events)
+    out = sim_env.replay_session(demo.events, initial_score_time=demo.initial_score_time)
     return out, first_divergence(demo.trace(), out)
 
 
 def replay_browser(
-    demo: Demo, game: str, backend: str = "playwright"
+    demo: Demo, game: str | None = None, backend: str = "playwright"
 ) -> tuple[dict[str, np.ndarray], Divergence | None]:
     from browser_env.game import BrowserGame
 
     with BrowserGame(game, backend=backend) as g:
-        out = g.replay_session(demo.events)
+        out = g.replay_session(demo.events, demo.initial_score_time)
     return out, first_divergence(demo.trace(), out)
 
 
@@ -81,29 +82,30 @@ def write_video(demo: Demo, path: str | Path, fps: int = 30, every: int = 2) -> 
     raise ValueError(f"video must end in .gif or .mp4, got {path.name}")
 
 
+def outcome(run: dict[str, np.ndarray]) -> str:
+    """How the run's last episode ended: finish time, fall, or where it stopped."""
+    if not len(run["state"]):
+        return "no update ran"
+    t, score = float(run["score_time"][-1]), float(run["score"][-1])
+    if run["jump_landed"][-1] and not run["fallen"][-1]:
+        return f"finished 100 m in {t:.2f} s"
+    if run["fallen"][-1]:
+        return f"fell at {score:.1f} m after {t:.2f} s"
+    return f"stopped at {score:.1f} m after {t:.2f} s"
+
+
 def main_replay(file: str, sim: bool, browser: bool, game: str | None, backend: str, video: str | None) -> int:
     demo = load_demo(file)
     n = len(demo.events)
     status = 0
     if not (sim or browser or video):
         sim = True
-    if sim:
-        _, div = replay_sim(demo)
-        if div is None:
-            print(f"simulator: identical to the recording over all {n} events")
-        else:
-            print(f"simulator: departs from the recording at event {div}")
-            status = 1
-    if browser:
-        if not game:
-            print("error: --browser needs --game DIR")
-            return 2
-        _, div = replay_browser(demo, game, backend)
-        print(
-            f"browser: identical to the recording over all {n} events"
-            if div is None
-            else f"browser: departs from the recording at event {div}"
-        )
+    for where, wanted, run in (("simulator", sim, replay_sim), ("browser", browser, None)):
+        if not wanted:
+            continue
+        out, div = run(demo) if run else replay_browser(demo, game, backend)
+        same = f"identical to the recording over all {n} events" if div is None else f"departs at event {div}"
+        print(f"{where}: {outcome(out)}; {same}")
         status = status or (0 if div is None else 1)
     if video:
         print(f"wrote {write_video(demo, video)}")

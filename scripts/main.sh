@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# The main job: install, then train a small agent on the embedded simulator for a few
-# minutes (no game files, no GPU needed), evaluate it and draw its best run as a GIF.
+# The main job: install (into .venv), then train a small agent on the embedded simulator for a
+# few minutes (no game files, no GPU needed), evaluate it and draw its best run as a GIF.
 #   bash scripts/main.sh [MINUTES]      (default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh train
-PY="${PYTHON:-python3}"
 minutes="${1:-3}"
 name="main-$(date +%Y%m%d-%H%M%S)"
-"$PY" -m agents.cli train --minutes "$minutes" --name "$name" --gif "runs/$name/best_run.gif"
-echo "TensorBoard logs: tensorboard --logdir runs/$name/tb"
+.venv/bin/python -m agents.cli train --minutes "$minutes" --name "$name" --gif "runs/$name/best_run.gif"
+echo "TensorBoard logs: .venv/bin/tensorboard --logdir runs/$name/tb"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The test job: install everything the suite needs, then run it, lint included.
+# The test job: install everything the suite needs (into .venv), then run it, lint included.
+# The tier on the original game (pytest -m original) runs when the default game folder or
+# $QWOP_GAME holds your copy of the original, and is skipped with the reason otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh test,train,browser
-PY="${PYTHON:-python3}"
+PY=.venv/bin/python
 echo "== ruff"
 "$PY" -m ruff check .
-echo "== benchmark smoke run"
+echo "== benchmark smoke runs"
 "$PY" -m sim_env.bench --quick --vec
 "$PY" -m browser_env.bench --quick
 echo "== pytest"

@@ -3,7 +3,10 @@ both backends: adapter, lock-step, real-time key presses, env, and the error pat
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -19,7 +22,7 @@ import browser_env
 from browser_env.drivers import BrowserError, make_driver
 from browser_env.fetch import fetch_game
 from browser_env.game import BrowserGame, GameLoadError
-from browser_env.server import GameFolderError, GameServer, find_game_files
+from browser_env.server import GameFolderError, GameServer, default_game_folder, find_game_files
 from browser_env.standin import PLANCK, build_standin
 
 if shutil.which("chromium") is None or not PLANCK.is_file():
@@ -72,12 +75,18 @@ def test_adapter_reads_what_the_game_has(game: BrowserGame) -> None:
 
 def test_page_updates_are_held_in_lockstep(game: BrowserGame) -> None:
     game.new_page()
-    before = game.driver.evaluate("() => window.__qwopAdapter.health()")
+    before = game.health()
     time.sleep(0.3)
-    after = game.driver.evaluate("() => window.__qwopAdapter.health()")
+    after = game.health()
     assert after["updates"] == before["updates"] == 0
-    assert after["heldUpdates"] > before["heldUpdates"]  # the page tried, and was held back
+    assert after["preRunnerUpdates"] == 0  # held from the very start, as the traces were made
+    # The page's animation frames are held back too (its loop waits for one), so it neither
+    # updates nor draws between calls.
+    assert after["heldFrames"] >= 1 and after["heldUpdates"] == before["heldUpdates"]
     assert game.score_time == 0
+    game.call("hold", False)  # let go: the page's own loop runs again
+    time.sleep(0.3)
+    assert game.health()["updates"] > 3
 
 
 def test_reset_and_session_replay(game: BrowserGame) -> None:
@@ -192,6 +201,10 @@ def test_browser_env_realtime_reports_landed_update(standin: Path) -> None:
         assert len(info["records"]) >= 2
         if te:
             break
+    # The episode keeps every update the page ran since it loaded, each once (the trace replays).
+    rec = np.concatenate(env.unwrapped.episode_records)
+    np.testing.assert_array_equal(np.diff(rec[:, 0]), 1)
+    assert int(rec[0, 0]) == 1 and int(rec[-1, 2]) & 32
     assert all(x >= 0 for x in landed) and landed == sorted(landed)
     env.close()
 
@@ -199,9 +212,18 @@ def test_browser_env_realtime_reports_landed_update(standin: Path) -> None:
 # ---------------------------------------------------------------- error paths
 
 
-def test_missing_game_files(tmp_path: Path) -> None:
-    with pytest.raises(GameFolderError, match="game folder not found"):
+def test_missing_game_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(GameFolderError, match=r"no game folder at .*nope: copy your QWOP\.min\.js"):
         find_game_files(tmp_path / "nope")
+    # Without a folder: the default one, named in the message with how to choose another.
+    monkeypatch.setenv("QWOP_GAME", str(tmp_path / "default"))
+    assert default_game_folder() == tmp_path / "default"
+    with pytest.raises(GameFolderError, match=r"default game folder; --game or \$QWOP_GAME") as err:
+        find_game_files()
+    assert str(tmp_path / "default") in str(err.value) and "qwop fetch-game" in str(err.value)
+    monkeypatch.delenv("QWOP_GAME")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_game_folder() == tmp_path / "xdg" / "qwop" / "game"
     (tmp_path / "QWOP.min.js").write_text("//")
     with pytest.raises(GameFolderError, match=r"missing assetbundle\.parcel.*fetch-game"):
         GameServer(tmp_path)
@@ -250,6 +272,58 @@ def test_domain_lock_is_detected(standin: Path) -> None:
 def test_no_browser_installed(backend: str, tmp_path: Path) -> None:
     with pytest.raises(BrowserError, match="apt-get install -y chromium chromium-driver"):
         make_driver(backend, executable_path=str(tmp_path / "no-chromium"))
+
+
+def _qwop(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agents.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def _one_line_error(p: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    assert "Traceback" not in p.stderr
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_cli_no_game_folder_is_one_line(tmp_path: Path) -> None:
+    _one_line_error(_qwop("eval", "--browser", "--game", str(tmp_path / "nope")), "no game folder at", "fetch-game")
+    # No --game: the default folder, named, with how to choose another.
+    p = _qwop("eval", "--browser", env={"QWOP_GAME": str(tmp_path / "empty")})
+    _one_line_error(p, str(tmp_path / "empty"), "default game folder", "QWOP_GAME")
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half" / "QWOP.min.js").write_text("//")
+    _one_line_error(_qwop("record", "--game", str(tmp_path / "half"), "--headless"), "missing assetbundle.parcel")
+    assert not (tmp_path / "recordings").exists()
+
+
+def test_cli_other_game_or_changed_game_is_one_line(tmp_path: Path, standin: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "QWOP.min.js").write_text("window.notTheGame = {}; window.notTheGame.m_world = {};")
+    (other / "assetbundle.parcel").write_text("x")
+    p = _qwop(
+        "eval", "--browser", "--no-noise", "--episodes", "1", "--game", str(other), env={"QWOP_LOAD_TIMEOUT": "3"}
+    )
+    _one_line_error(p, "did not find the game object", "Objects that got m_world")
+    changed = tmp_path / "changed"
+    shutil.copytree(standin, changed)
+    js = (changed / "QWOP.min.js").read_text()
+    (changed / "QWOP.min.js").write_text(js.replace("this.scoreTime", "this.scoreClock"))
+    p = _qwop("eval", "--browser", "--no-noise", "--episodes", "1", "--game", str(changed))
+    _one_line_error(p, "lacks what the adapter reads: scoreTime", "differs from the original")
+
+
+def test_cli_browser_that_cannot_start_is_one_line(standin: Path) -> None:
+    p = _qwop("eval", "--browser", "--game", str(standin), env={"QWOP_CHROMIUM": "/bin/false"})
+    _one_line_error(p, "Chromium (/bin/false) did not start", "apt-get install")
 
 
 def test_unknown_backend(standin: Path) -> None:

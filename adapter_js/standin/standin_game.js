@@ -11,6 +11,10 @@
  * scoreTime, score, fallen, gameEnded, jumped, jumpLanded, pause; keyboard bindings for
  * Q W O P R (and space after the end); a canvas; a fixed-timestep page loop; and the
  * domain lock (the engine shuts down unless the host name contains "foddy").
+ * Like the original's page it runs updates from the moment the game object exists, before
+ * its assets have loaded and the runner is built, and it plays its sounds through howler.js
+ * 1.x's Howl (play, loop, rate, volume, pos3d, pause, unload). BEHAVIOURS.md beside this
+ * file lists what it models of the original and what it does not.
  */
 (() => {
   "use strict";
@@ -50,6 +54,13 @@
       this.m_world = new pl.World({ gravity: Vec2(0, 10) });
       this.m_world.on("begin-contact", (c) => this._beginContact(c));
       this.tiles = [];
+      this.rightAnkle = null;  // the runner is built once the assets have loaded
+      this.music = null;
+      this.speeds = [];
+    }
+
+    // After the asset bundle loaded (the original's pack_loaded): world, runner, sound.
+    packLoaded() {
       for (let i = 0; i < 3; i++) {
         const b = this.m_world.createBody({ type: "static", position: Vec2(i * 32, TILE_Y) });
         b.createFixture(pl.Box(16, 1.6), { friction: 0.2, density: 30 });
@@ -59,6 +70,15 @@
       const block = this.m_world.createBody({ type: "static", position: Vec2(-39.99625, 2.10625) });
       block.createFixture(pl.Box(6.275, 7.475), { friction: 0.2 });
       this.create_player();
+      // A silent one-sample WAV, played in a loop like the original's music.
+      const wav = "data:audio/wav;base64,UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQIAAACAgA==";
+      const self = this;
+      new window.Howl({
+        urls: [wav],
+        onload: function () { self.music = this; this.loop(true); this.play(); this.rate(1); this.volume(0); this.pos3d(0); },
+        onloaderror: () => console.error("standin: sound failed to load"),
+      });
+      this.doneLoading = true;
     }
 
     shutdown() { this.dead = true; }
@@ -135,11 +155,16 @@
       if (this.dead) return;
       if (!this.pause && !this.gameEnded) this.scoreTime += dt;
       const cell = Math.floor(this.cameraX / 640);
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < this.tiles.length; i++) {
         const x = (cell + i) * 32;
         if (x !== this.tiles[i].getPosition().x) this.tiles[i].setPosition(Vec2(x, TILE_Y));
       }
+      if (this.rightAnkle == null) { this.preRunnerUpdates = (this.preRunnerUpdates || 0) + 1; return; }
       const head = this._own.head;
+      // Music volume follows the head's speed, as in the original.
+      this.speeds.push(head.getLinearVelocity().x);
+      if (this.speeds.length > 30) this.speeds.shift();
+      if (this.music) this.music.volume(0);
       if (!this.fallen) head.applyTorque(-4 * (head.getAngle() + 0.2), true);
       if (this.QDown) {
         this.rightHip.setMotorSpeed(2.5); this.leftHip.setMotorSpeed(-2.5);
@@ -265,9 +290,13 @@
   }
 
   console.log("standin: loading assets");
-  fetch("assetbundle.parcel").then((r) => r.text()).then((text) => {
+  // The page loop already runs while the bundle loads (a little later, so that several
+  // updates always run before the runner exists, as in the original).
+  fetch("assetbundle.parcel").then((r) => r.text()).then((text) => new Promise((resolve) => {
+    setTimeout(() => resolve(text), 300);
+  })).then((text) => {
     if (text.indexOf("NEVER-FINISH-LOADING") === 0) { console.log("standin: asset bundle says never finish"); return; }
-    game.doneLoading = true;
+    game.packLoaded();
     console.log("standin: loaded");
   }).catch((e) => console.error("standin: asset bundle failed: " + e));
   requestAnimationFrame((t) => { last = t; frame(t); });

@@ -299,13 +299,16 @@ py::dict replay(py::handle keys_obj) {
 
 constexpr int8_t kClickEvent = 32;
 
-py::dict replay_session(py::handle events_obj) {
+py::dict replay_session(py::handle events_obj, double initial_score_time) {
   auto events = check_int8_array(events_obj, "events", kClickEvent);
   const int8_t* e = events.data();
   bool has_click = false;
   for (py::ssize_t t = 0; t < events.shape(0); ++t) has_click = has_click || e[t] == kClickEvent;
   // A session with a click event starts on the intro screen, before the click.
   QwopSim sim(!has_click);
+  // The original's page counts game time from before its assets load, and the click zeroes
+  // it; a recording gives the value it had at page load so the intro's times match too.
+  sim.game().scoreTime = initial_score_time;
   const py::ssize_t T = events.shape(0);
   Recorder rec(T);
   py::array initial = sim.body_state();
@@ -389,9 +392,10 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("replay", &replay, py::arg("keys"),
         "Run int8 key masks from the initial state until they end or the game ends; returns a trace-shaped dict.");
-  m.def("replay_session", &replay_session, py::arg("events"),
+  m.def("replay_session", &replay_session, py::arg("events"), py::arg("initial_score_time") = 0.0,
         "Run a whole session from page load: 0..15 = one update with that mask, 16+mask = R released with mask held, "
-        "32 = the click to begin (a session containing it starts on the intro screen).");
+        "32 = the click to begin (a session containing it starts on the intro screen, with game time "
+        "initial_score_time, what the page had counted before the runner was built).");
   m.attr("CLICK_EVENT") = int(kClickEvent);
 
   py::class_<qwop::BatchSim>(m, "BatchSim", "N independent games stepped in C++ on a thread pool, with auto-reset.")

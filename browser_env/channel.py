@@ -1,0 +1,165 @@
+"""The direct channel between Python and the adapter in the page: a WebSocket on loopback.
+
+A call through the browser's automation protocol (Playwright's ``evaluate``, Selenium's
+``execute_script``) crosses several processes and costs 2-10 ms on this machine class; the
+page answering on a WebSocket of its own costs about one, which is what lets a closed-loop
+agent take one call per step at about 1,000 steps/s. The page connects to a listening socket
+on 127.0.0.1 and must present this channel's random token; every page load opens a new
+connection and the newest one wins.
+
+The socket is served in the calling thread (wsproto does the WebSocket framing, without I/O
+of its own), so a call costs no thread hand-offs. Requests are JSON ``{"m": call, "a":
+[args]}``; the page answers records as binary (one float64 dropped count, then the records)
+and anything else as JSON ``{"r": result}`` or ``{"error": message}`` (see
+``adapter_js/qwop_adapter.js``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import select
+import socket
+import time
+from typing import Any
+
+import numpy as np
+import wsproto
+from wsproto.events import (
+    AcceptConnection,
+    BytesMessage,
+    CloseConnection,
+    Message,
+    RejectConnection,
+    Request,
+    TextMessage,
+)
+
+
+class ChannelError(RuntimeError):
+    """The page's side of the channel reported an error, or the connection broke."""
+
+
+class _Connection:
+    """One page's WebSocket, driven from the calling thread."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = sock
+        self.ws = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
+        self.path: str | None = None
+        self._parts: list[bytes | str] = []
+
+    def _events(self, deadline: float) -> list[Any]:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+            raise TimeoutError("no answer from the page")
+        data = self.sock.recv(1 << 20)
+        if not data:
+            raise ConnectionError("the page closed the channel")
+        self.ws.receive_data(data)
+        return list(self.ws.events())
+
+    def handshake(self, token: str, deadline: float) -> bool:
+        while True:
+            for ev in self._events(deadline):
+                if isinstance(ev, Request):
+                    if ev.target != f"/{token}":
+                        self.sock.sendall(self.ws.send(RejectConnection(status_code=403)))
+                        return False
+                    self.sock.sendall(self.ws.send(AcceptConnection()))
+                    return True
+
+    def send_text(self, text: str) -> None:
+        self.sock.sendall(self.ws.send(TextMessage(data=text)))
+
+    def receive(self, deadline: float) -> bytes | str:
+        while True:
+            for ev in self._events(deadline):
+                if isinstance(ev, Message):
+                    self._parts.append(ev.data)
+                    if ev.message_finished:
+                        parts, self._parts = self._parts, []
+                        if isinstance(ev, BytesMessage):
+                            return b"".join(p for p in parts if isinstance(p, bytes | bytearray))
+                        return "".join(p for p in parts if isinstance(p, str))
+                elif isinstance(ev, CloseConnection):
+                    raise ConnectionError("the page closed the channel")
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # the page may be gone already
+            self.sock.sendall(self.ws.send(CloseConnection(code=1000)))
+        self.sock.close()
+
+
+class DirectChannel:
+    """A listening socket on 127.0.0.1 that the adapter connects to from the page."""
+
+    def __init__(self) -> None:
+        self._token = secrets.token_hex(16)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._conn: _Connection | None = None
+
+    @property
+    def url(self) -> str:
+        """What the page connects to (the token is the path)."""
+        return f"ws://127.0.0.1:{self._listener.getsockname()[1]}/{self._token}"
+
+    def wait_connected(self, timeout_s: float) -> bool:
+        """After a page load: accept the page's new connection (closing the older one)."""
+        deadline = time.monotonic() + timeout_s
+        newest: _Connection | None = None
+        while True:
+            # After the first connection, only take ones already waiting (a page that reloaded).
+            wait = max(0.0, deadline - time.monotonic()) if newest is None else 0.0
+            if not select.select([self._listener], [], [], wait)[0]:
+                break
+            sock, _ = self._listener.accept()
+            conn = _Connection(sock)
+            try:
+                ok = conn.handshake(self._token, time.monotonic() + 5.0)
+            except (TimeoutError, ConnectionError, OSError):
+                ok = False
+            if not ok:
+                conn.close()
+                continue
+            if newest is not None:
+                newest.close()
+            newest = conn
+        if newest is None:
+            return False
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = newest
+        return True
+
+    @property
+    def connected(self) -> bool:
+        return self._conn is not None
+
+    def call(self, method: str, *args: Any, timeout_s: float = 60.0) -> Any:
+        """One adapter call; records come back as ``(flat float64 array, dropped)``."""
+        conn = self._conn
+        if conn is None:
+            raise ChannelError("the page is not connected")
+        try:
+            conn.send_text(json.dumps({"m": method, "a": args}, separators=(",", ":")))
+            reply = conn.receive(time.monotonic() + timeout_s)
+        except (ConnectionError, TimeoutError, OSError) as exc:
+            conn.close()
+            self._conn = None
+            raise ChannelError(f"the page did not answer {method}: {exc}") from exc
+        if isinstance(reply, bytes):
+            data = np.frombuffer(reply, dtype=np.float64)
+            return data[1:], int(data[0])
+        msg = json.loads(reply)
+        if "error" in msg:
+            raise ChannelError(msg["error"])
+        return msg["r"]
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        self._listener.close()

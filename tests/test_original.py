@@ -1,0 +1,202 @@
+"""The tier on the original game (``pytest -m original``): every browser path on the
+unmodified original, in headless Debian Chromium, with both backends.
+
+It runs when the default game folder (or ``$QWOP_GAME``) holds the user's copy of the
+original, and is skipped with the reason otherwise. Nothing of the game is in this
+repository or downloaded by it. Keep the copy's domain lock enabled: the lock is tested.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("playwright")
+pytest.importorskip("selenium")
+
+import sim_env
+from browser_env.errors import GameFolderError, GameLoadError
+from browser_env.game import BrowserGame
+from browser_env.server import default_game_folder, find_game_files
+from tests.conftest import RUN_TRACES, SESSION_TRACES
+
+pytestmark = pytest.mark.original
+
+BACKENDS = ["playwright", "selenium"]
+
+
+def _original_folder() -> tuple[Path | None, str]:
+    try:
+        files = find_game_files()
+    except GameFolderError as exc:
+        return None, f"no copy of the original: {exc}"
+    js = files["QWOP.min.js"].read_text(encoding="utf-8", errors="replace")
+    if "create_player" not in js or "planck" in js[:2000]:
+        return None, f"{files['QWOP.min.js']} is not the original's QWOP.min.js"
+    if shutil.which("chromium") is None:
+        return None, "needs Debian chromium (bash scripts/test.sh installs it)"
+    return default_game_folder(), ""
+
+
+ORIGINAL, WHY_NOT = _original_folder()
+if ORIGINAL is None:
+    pytest.skip(f"tests on the original skipped: {WHY_NOT}", allow_module_level=True)
+
+
+def _page_errors(g: BrowserGame) -> list[str]:
+    return [line for line in g.driver.console() if "pageerror" in line or "Uncaught" in line]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def game(request: pytest.FixtureRequest) -> BrowserGame:
+    g = BrowserGame(ORIGINAL, backend=request.param)
+    yield g
+    g.close()
+
+
+@pytest.mark.parametrize("path", RUN_TRACES, ids=lambda p: p.stem)
+def test_trace_bit_for_bit_in_the_original(game: BrowserGame, path: Path) -> None:
+    t = np.load(path)
+    out = game.replay(t["keys"].astype(np.int8))
+    assert out["initial"].tobytes() == t["initial"].tobytes()
+    assert len(out["state"]) == len(t["state"])
+    assert out["state"].tobytes() == t["state"].tobytes()
+    for k in ("fallen", "game_ended", "jump_landed", "score_time", "score"):
+        assert out[k].tobytes() == t[k].astype(out[k].dtype).tobytes(), k
+    assert not _page_errors(game)
+
+
+@pytest.mark.parametrize("path", SESSION_TRACES, ids=lambda p: p.stem)
+def test_session_bit_for_bit_in_the_original(game: BrowserGame, path: Path) -> None:
+    t = np.load(path)
+    out = game.replay_session(t["events"].astype(np.int8))
+    assert out["state"].tobytes() == t["state"].tobytes()
+    np.testing.assert_array_equal(out["score_time"], t["score_time"])
+    np.testing.assert_array_equal(out["fallen"], t["fallen"])
+
+
+def test_health_names_what_the_page_has(game: BrowserGame) -> None:
+    game.new_page()
+    h = game.health()
+    assert h["found"] and h["runner"] and h["hostOk"] and h["missing"] == []
+    assert h["sound"] == ("howler.js" if "howler.js" in game.game_files else "silent stand-in")
+    assert h["channel"] == "open"
+    assert not h["errors"] and not _page_errors(game)
+
+
+def test_domain_lock_passes_as_foddy_and_stops_the_game_elsewhere() -> None:
+    with BrowserGame(ORIGINAL, mode="realtime") as g:
+        g.new_page(start=False)
+        before = g.health()["updates"]
+        time.sleep(1.0)
+        assert g.health()["updates"] >= before + 10  # the page's own loop runs: the lock let it
+        g.url = g.url.replace("foddy.localhost", "127.0.0.1")
+        with pytest.raises(GameLoadError):
+            g.new_page(start=False)
+        frozen = g.health()["updates"]
+        time.sleep(0.5)
+        assert g.health()["updates"] == frozen  # the original shut its engine down
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_realtime_thirty_seconds_of_real_key_presses(backend: str) -> None:
+    seconds = 30.0
+    with BrowserGame(ORIGINAL, backend=backend, mode="realtime") as g:
+        g.new_page(start=False)
+        g.click_canvas()
+        g.drain()
+        rng = np.random.default_rng(3)
+        rows, pressed, held = [], [], 0
+        t0 = time.monotonic()
+        next_press = t0
+        while time.monotonic() - t0 < seconds:
+            if time.monotonic() >= next_press:
+                held = g.press(int(rng.integers(0, 16)), held)
+                pressed.append(held)
+                next_press = time.monotonic() + float(rng.uniform(0.1, 0.4))
+            rows.append(g.drain())
+            time.sleep(0.05)
+        elapsed = time.monotonic() - t0
+        rows.append(g.drain())
+        assert not _page_errors(g)
+    rec = np.concatenate(rows)
+    np.testing.assert_array_equal(np.diff(rec[:, 0]), 1)  # none lost, none doubled
+    assert abs(len(rec) / elapsed - 30.0) < 1.0
+    landed = set((rec[:, 1].astype(int) % 16).tolist())
+    assert len(set(pressed) & landed) >= 0.8 * len(set(pressed))  # the presses reached the game
+
+
+def test_recording_with_real_keys_replays_bit_for_bit(tmp_path: Path) -> None:
+    from demos.format import CLICK_EVENT, load_demo
+    from demos.record import Recorder
+    from demos.replay import replay_browser, replay_sim
+
+    rec = Recorder(ORIGINAL, tmp_path / "alice.npz", player="alice", headless=True, autosave_s=1.0)
+    held = 0
+    script = [
+        ("wait", 0, 0.5),
+        ("click", 0, 0.3),
+        ("keys", 9, 0.6),
+        ("keys", 5, 0.6),
+        ("keys", 0, 0.3),
+        ("tap", 0, 0.4),
+        ("keys", 6, 0.6),
+        ("keys", 10, 0.5),
+        ("keys", 0, 0.3),
+    ]
+    for action, arg, seconds in script:
+        if action == "keys":
+            held = rec.game.press(arg, held)
+        elif action == "tap":
+            rec.game.tap("r")
+        elif action == "click":
+            rec.game.click_canvas()
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            rec.poll()
+            time.sleep(0.02)
+    path = rec.finish()
+    demo = load_demo(path)
+    ev = demo.events
+    assert (ev == CLICK_EVENT).sum() == 1 and ((ev >= 16) & (ev < 32)).sum() == 1
+    assert {9, 5, 6, 10} <= set(demo.arrays["keys"].tolist())
+    _, div = replay_sim(demo)
+    assert div is None, f"the simulator departs from the recording: {div}"
+    _, div = replay_browser(demo, str(ORIGINAL))
+    assert div is None, f"the original departs from its own recording in lock-step: {div}"
+
+
+def test_eval_browser_equals_eval_sim(tmp_path: Path) -> None:
+    from agents.cli import main
+
+    assert main(["eval", "--sim", "--no-noise", "--episodes", "1", "--trace", str(tmp_path / "sim.npz")]) == 0
+    assert main(["eval", "--browser", "--no-noise", "--episodes", "1", "--trace", str(tmp_path / "web.npz")]) == 0
+    from demos.format import CLICK_EVENT, load_demo
+
+    sim, web = load_demo(tmp_path / "sim.npz").arrays, load_demo(tmp_path / "web.npz").arrays
+    rows = web["events"] != CLICK_EVENT
+    srows = sim["events"] != CLICK_EVENT
+    assert web["state"][rows].tobytes() == sim["state"][srows].tobytes()
+    np.testing.assert_array_equal(web["score_time"][rows], sim["score_time"][srows])
+    assert web["jump_landed"][-1] == sim["jump_landed"][-1]
+
+
+def test_realtime_eval_trace_replays_exactly(tmp_path: Path) -> None:
+    from agents.cli import PRETRAINED
+    from agents.evaluate import evaluate_browser, save_browser_recording
+    from demos.format import load_demo
+    from demos.replay import replay_sim
+
+    report, records = evaluate_browser(PRETRAINED, None, mode="realtime", episodes=1, time_limit=12.0)
+    assert report["decisions"] > 0 and 0 <= report["late_decisions"] <= report["decisions"]
+    initial, rec, t0 = records[0]
+    path = save_browser_recording(rec, initial, tmp_path / "rt.npz", {"source": "test"}, t0)
+    demo = load_demo(path)
+    _, div = replay_sim(demo)
+    assert div is None, f"the simulator departs from the real-time trace: {div}"
+    out = sim_env.replay_session(demo.events, initial_score_time=demo.initial_score_time)
+    assert out["score_time"][-1] == pytest.approx(12.0, abs=0.5)
