@@ -1,7 +1,8 @@
-"""The ``qwop`` command: one entry point for the harness's tools.
+"""The ``qwop`` command: one entry point for the harness's tools (``qwop --help``).
 
-qwop fetch-game DIR        download the original's files (when online)
-qwop browser-bench         lock-step throughput through the browser adapter
+Every mistake a user can make (a missing or damaged file, an impossible value, no game
+folder, a browser that cannot start) ends with one line saying what was wrong and what to
+do, and exit code 2 (``sim_env.usage``); a traceback means a bug.
 """
 
 from __future__ import annotations
@@ -12,15 +13,22 @@ from pathlib import Path
 
 import numpy as np
 
+from sim_env.usage import OneLineParser, UserInputError, nonnegative_int, one_line, positive_float, positive_int
+
+PRETRAINED = Path(__file__).resolve().parent / "models" / "qwop_ppo.zip"
+GAME_DEFAULT = "$QWOP_GAME, else ~/.local/share/qwop/game"
+GAME_HELP = (
+    f"folder with your copy of the original: QWOP.min.js, assetbundle.parcel, howler.js (default: {GAME_DEFAULT})"
+)
+
 
 def _fetch_game(args: argparse.Namespace) -> int:
     from browser_env.fetch import fetch_game
 
     try:
         path = fetch_game(args.dir, base_url=args.url, force=args.force)
-    except (ConnectionError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except ConnectionError as exc:
+        raise UserInputError(str(exc)) from exc
     print(f"game files ready in {path}")
     return 0
 
@@ -28,7 +36,8 @@ def _fetch_game(args: argparse.Namespace) -> int:
 def _browser_bench(args: argparse.Namespace) -> int:
     from browser_env.bench import main as bench_main
 
-    return bench_main(args.rest)
+    argv = ["--backend", args.backend, *(["--game", args.game] if args.game else [])]
+    return bench_main(argv + (["--quick"] if args.quick else []))
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -39,14 +48,9 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from demos.format import DemoFormatError
     from demos.replay import main_replay
 
-    try:
-        return main_replay(args.file, args.sim, args.browser, args.game, args.backend, args.video)
-    except (DemoFormatError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return main_replay(args.file, args.sim, args.browser, args.game, args.backend, args.video)
 
 
 def _demos(args: argparse.Namespace) -> int:
@@ -55,41 +59,44 @@ def _demos(args: argparse.Namespace) -> int:
     return main_demos(args.action, args.files)
 
 
-PRETRAINED = Path(__file__).resolve().parent / "models" / "qwop_ppo.zip"
-GAME_DEFAULT = "$QWOP_GAME, else ~/.local/share/qwop/game"
-GAME_HELP = (
-    f"folder with your copy of the original: QWOP.min.js, assetbundle.parcel, howler.js (default: {GAME_DEFAULT})"
-)
+def _check_demo_files(files: list[str], what: str) -> None:
+    from demos.format import load_demo
+
+    for f in files:
+        if not Path(f).is_file():
+            raise UserInputError(f"{what} demo file not found: {f} (qwop demos list DIR shows the demos there)")
+        load_demo(f)  # a damaged file fails here, before any training starts
 
 
 def _train(args: argparse.Namespace) -> int:
     from agents.config import load_config, to_toml
 
-    overrides = list(args.set or [])
+    if args.minutes is not None and args.steps is not None:
+        raise UserInputError("give --minutes or --steps, not both")
+    cfg = load_config(args.config, list(args.set or []))
     if args.algo:
-        overrides.append(f'algo.name="{args.algo}"')
+        cfg.algo.name = args.algo
     if args.minutes is not None:
-        overrides.append(f"run.minutes={args.minutes}")
-    if args.steps is not None:
-        overrides.append(f"run.total_timesteps={args.steps}")
+        cfg.run.minutes = args.minutes
+    if args.steps is not None:  # a step budget replaces any time budget of the config
+        cfg.run.total_timesteps, cfg.run.minutes = args.steps, 0.0
     if args.name:
-        overrides.append(f'run.name="{args.name}"')
+        cfg.run.name = args.name
     if args.pretrain:
-        overrides.append("imitation.pretrain=" + repr(_cfg_list(args, "pretrain")).replace("'", '"'))
+        cfg.imitation.pretrain = list(args.pretrain)
     if args.inject:
-        overrides.append("imitation.inject=" + repr(list(args.inject)).replace("'", '"'))
-    try:
-        cfg = load_config(args.config, overrides)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        cfg.imitation.inject = list(args.inject)
+    cfg.validate()
     if args.print_config:
         print(to_toml(cfg))
         return 0
-    from agents.evaluate import format_report, gif_of_keys
+    _check_demo_files(cfg.imitation.pretrain, "--pretrain")
+    _check_demo_files(cfg.imitation.inject, "--inject")
+    from agents.evaluate import check_model_file, format_report, gif_of_keys
     from agents.train import summarize, train
 
-    summary = train(cfg, resume=args.resume)
+    resume = str(check_model_file(args.resume)) if args.resume else None
+    summary = train(cfg, resume=resume)
     print(summarize(summary))
     print(format_report(summary["eval"]))
     if args.gif:
@@ -98,14 +105,17 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cfg_list(args: argparse.Namespace, name: str) -> list[str]:
-    return [str(x) for x in getattr(args, name) or []]
-
-
 def _eval(args: argparse.Namespace) -> int:
-    from agents.evaluate import evaluate_browser, evaluate_sim, format_report, gif_of_keys, save_browser_recording
+    from agents.evaluate import (
+        check_model_file,
+        evaluate_browser,
+        evaluate_sim,
+        format_report,
+        gif_of_keys,
+        save_browser_recording,
+    )
 
-    model = args.model or str(PRETRAINED)
+    model = str(check_model_file(args.model or PRETRAINED))
     noise = 0 if args.no_noise else args.start_noise
     if args.browser:
         report, records = evaluate_browser(
@@ -116,9 +126,10 @@ def _eval(args: argparse.Namespace) -> int:
             episodes=args.episodes or 3,
             start_noise_updates=noise,
             headless=not args.show,
+            progress=True,
         )
         print(format_report(report))
-        best = int(np.argmax([rec[-1, 4] for _, rec, _ in records]))
+        best = int(report["best_index"])
         initial, rec, t0 = records[best]
         trace = save_browser_recording(
             rec,
@@ -134,7 +145,7 @@ def _eval(args: argparse.Namespace) -> int:
 
             print(f"GIF: {write_video(load_demo(trace), args.gif, every=2)}")
         return 0
-    report = evaluate_sim(model, episodes=args.episodes or 32, start_noise_updates=noise)
+    report = evaluate_sim(model, episodes=args.episodes or 32, start_noise_updates=noise, progress=True)
     print(format_report(report))
     keys = np.array(report["best_keys"], dtype=np.int8)
     if args.trace:
@@ -147,29 +158,34 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
+    from agents.evaluate import check_model_file
     from agents.search import save_keys_as_demo, search
 
-    res = search(args.model or str(PRETRAINED), episodes=args.episodes, num_envs=args.envs, seed=args.seed)
-    fin = "finished 100 m" if res["finished"] else "did not finish"
+    model = str(check_model_file(args.model or PRETRAINED))
+    res = search(model, episodes=args.episodes, num_envs=args.envs, seed=args.seed, progress=True)
+    if res["finished"]:
+        best = f"finished 100 m in {res['best_time_s']:.2f} s"
+    else:
+        best = f"reached {res['best_distance_m']:.1f} m in {res['best_time_s']:.2f} s without finishing"
     print(
-        f"best of {res['episodes']} stochastic runs: {res['best_distance_m']:.1f} m in {res['best_time_s']:.2f} s "
-        f"({fin}); mean {res['mean_distance_m']:.1f} m"
+        f"best of {res['episodes']} stochastic runs (finished runs first, then the fastest): {best}; "
+        f"{res['finish_rate']:.0%} of the runs finished, mean distance {res['mean_distance_m']:.1f} m"
     )
-    path = save_keys_as_demo(res["keys"], args.out, {"model": args.model or str(PRETRAINED), "search": True})
-    print(f"saved {path}; replay it open-loop in the original with: qwop replay {path} --browser --game DIR")
+    path = save_keys_as_demo(res["keys"], args.out, {"model": model, "search": True})
+    print(f"saved {path}; replay it open-loop in the original with: qwop replay {path} --browser")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="qwop", description="QWOP reinforcement-learning harness")
-    sub = ap.add_subparsers(dest="command", required=True)
+    ap = OneLineParser(prog="qwop", description="QWOP reinforcement-learning harness")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     p = sub.add_parser("train", help="train an agent on the batched simulator")
     p.add_argument("--algo", choices=["ppo", "dqn", "qrdqn", "a2c"])
     p.add_argument("--config", help="TOML config (see --print-config for every parameter)")
     p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", help="override one parameter")
-    p.add_argument("--minutes", type=float, help="wall-clock budget (instead of run.total_timesteps)")
-    p.add_argument("--steps", type=int, help="total env steps")
-    p.add_argument("--name", help="run folder name under runs/")
+    p.add_argument("--minutes", type=positive_float, help="wall-clock budget (instead of run.total_timesteps)")
+    p.add_argument("--steps", type=positive_int, help="total env steps (replaces the config's time budget)")
+    p.add_argument("--name", help="run folder name under runs/ (must not exist yet)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from a checkpoint .zip")
     p.add_argument("--pretrain", nargs="+", metavar="DEMO", help="behaviour cloning on these demos first")
     p.add_argument("--inject", nargs="+", metavar="DEMO", help="inject these demos into the replay buffer (dqn/qrdqn)")
@@ -183,19 +199,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", help=GAME_HELP)
     p.add_argument("--mode", default="lockstep", choices=["lockstep", "realtime"])
     p.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
-    p.add_argument("--episodes", type=int)
-    p.add_argument("--start-noise", type=int, default=15, help="random start updates per episode (default 15)")
+    p.add_argument("--episodes", type=positive_int, help="episodes (default 32 in the simulator, 3 in the browser)")
+    p.add_argument("--start-noise", type=nonnegative_int, default=15, help="random start updates per episode")
     p.add_argument("--no-noise", action="store_true", help="no random start (all episodes then equal)")
     p.add_argument("--gif", help="write a GIF of the best episode")
     p.add_argument("--trace", help="write the best episode as a demo-format trace")
     p.add_argument("--show", action="store_true", help="show the browser window")
     p.set_defaults(func=_eval)
-    p = sub.add_parser("search", help="best key sequence of many stochastic runs, for open-loop replay")
-    p.add_argument("model", nargs="?", help="model .zip (default: the shipped pretrained model)")
-    p.add_argument("--episodes", type=int, default=256)
-    p.add_argument("--envs", type=int, default=64)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default="best_run.npz")
+    p = sub.add_parser(
+        "search",
+        help="best key sequence of many stochastic runs, for open-loop replay",
+        description="Sample stochastic episodes of a policy in the batched simulator and keep the best run "
+        "(finished runs first, then the fastest; else the farthest), saved as a demo that replays "
+        "open-loop in the original.",
+    )
+    p.add_argument("model", nargs="?", help="policy .zip to sample (default: the shipped pretrained model)")
+    p.add_argument("--episodes", type=positive_int, default=256, help="how many runs to sample (default 256)")
+    p.add_argument("--envs", type=positive_int, default=64, help="games stepped together in the batch (default 64)")
+    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same best run")
+    p.add_argument("--out", default="best_run.npz", help="demo file for the best run (a taken name gets a number)")
     p.set_defaults(func=_search)
     p = sub.add_parser("fetch-game", help="download the original's files into DIR (needs network)")
     p.add_argument("dir", nargs="?", help=f"where to put them (default: the default game folder, {GAME_DEFAULT})")
@@ -212,17 +234,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="replay a demo in the simulator or the browser, or draw it")
     p.add_argument("file")
     p.add_argument("--sim", action="store_true", help="replay in the native simulator (default)")
-    p.add_argument("--browser", action="store_true", help="replay in the browser, lock-step")
+    p.add_argument("--browser", action="store_true", help="replay in the original in a browser, lock-step")
     p.add_argument("--game", help=GAME_HELP)
     p.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
-    p.add_argument("--video", help="write the recorded run as .gif (or .mp4 with ffmpeg)")
+    p.add_argument("--video", help="write the recorded run as .gif or .mp4")
     p.set_defaults(func=_replay)
     p = sub.add_parser("demos", help="list, describe or validate demo files")
     p.add_argument("action", choices=["list", "info", "validate"])
     p.add_argument("files", nargs="+", help="demo files or folders")
     p.set_defaults(func=_demos)
-    p = sub.add_parser("browser-bench", help="browser lock-step throughput (see python -m browser_env.bench -h)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser("browser-bench", help="browser harness throughput (lock-step, one call per step, real-time)")
+    p.add_argument("--game", help=GAME_HELP + "; the stand-in page when there is none")
+    p.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
+    p.add_argument("--quick", action="store_true", help="a short smoke run")
     p.set_defaults(func=_browser_bench)
     return ap
 
@@ -231,7 +255,7 @@ def _user_error_types() -> tuple[type[BaseException], ...]:
     from browser_env.errors import BrowserHarnessError
     from demos.format import DemoFormatError
 
-    return (BrowserHarnessError, DemoFormatError)
+    return (UserInputError, BrowserHarnessError, DemoFormatError)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -240,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except _user_error_types() as exc:
         # What the user can fix gets one line and exit code 2; anything else is a bug.
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
 
 

@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from sim_env.usage import UserInputError
+
 ALGOS = ("ppo", "a2c", "dqn", "qrdqn")
 
 
@@ -94,16 +96,30 @@ class TrainConfig:
 
     def validate(self) -> None:
         if self.algo.name not in ALGOS:
-            raise ValueError(f"unknown algorithm {self.algo.name!r}; choose one of {ALGOS}")
+            raise UserInputError(f"unknown algorithm {self.algo.name!r}; choose one of {ALGOS}")
         if self.policy.activation not in ("relu", "tanh"):
-            raise ValueError(f"policy.activation must be relu or tanh, got {self.policy.activation!r}")
-        if self.env.num_envs < 1:
-            raise ValueError("env.num_envs must be >= 1")
+            raise UserInputError(f"policy.activation must be relu or tanh, got {self.policy.activation!r}")
+        for where, value, low in (
+            ("env.num_envs", self.env.num_envs, 1),
+            ("env.num_threads", self.env.num_threads, 1),
+            ("run.total_timesteps", self.run.total_timesteps, 1),
+            ("run.eval_episodes", self.run.eval_episodes, 1),
+            ("run.torch_threads", self.run.torch_threads, 1),
+            ("run.checkpoint_every", self.run.checkpoint_every, 0),
+            ("run.minutes", self.run.minutes, 0),
+        ):
+            if value < low:
+                raise UserInputError(f"{where} must be at least {low}, got {value}")
         if self.imitation.inject and self.algo.name not in ("dqn", "qrdqn"):
-            raise ValueError("imitation.inject (replay-buffer injection) needs dqn or qrdqn; use pretrain for ppo/a2c")
+            raise UserInputError(
+                "imitation.inject (replay-buffer injection) needs dqn or qrdqn; use pretrain for ppo/a2c"
+            )
         from sim_env.env_config import EnvConfig
 
-        EnvConfig(**self.env_options())
+        try:
+            EnvConfig(**self.env_options())
+        except ValueError as exc:
+            raise UserInputError(f"[env]: {exc}") from exc
 
     def env_options(self) -> dict[str, Any]:
         e = self.env
@@ -121,24 +137,24 @@ def _apply(section: Any, values: dict[str, Any], where: str) -> None:
     known = {f.name: f for f in fields(section)}
     for key, value in values.items():
         if key not in known:
-            raise ValueError(f"{where}: unknown parameter {key!r}; known: {sorted(known)}")
+            raise UserInputError(f"{where}: unknown parameter {key!r}; known: {sorted(known)}")
         current = getattr(section, key)
         if isinstance(current, bool):
             if not isinstance(value, bool):
-                raise ValueError(f"{where}.{key} must be true or false, got {value!r}")
+                raise UserInputError(f"{where}.{key} must be true or false, got {value!r}")
         elif isinstance(current, int) and not isinstance(value, bool):
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
             if not isinstance(value, int):
-                raise ValueError(f"{where}.{key} must be an integer, got {value!r}")
+                raise UserInputError(f"{where}.{key} must be an integer, got {value!r}")
         elif isinstance(current, float):
             if not isinstance(value, int | float) or isinstance(value, bool):
-                raise ValueError(f"{where}.{key} must be a number, got {value!r}")
+                raise UserInputError(f"{where}.{key} must be a number, got {value!r}")
             value = float(value)
         elif isinstance(current, list) and not isinstance(value, list):
-            raise ValueError(f"{where}.{key} must be a list, got {value!r}")
+            raise UserInputError(f"{where}.{key} must be a list, got {value!r}")
         elif isinstance(current, str) and not isinstance(value, str):
-            raise ValueError(f"{where}.{key} must be a string, got {value!r}")
+            raise UserInputError(f"{where}.{key} must be a string, got {value!r}")
         setattr(section, key, value)
 
 
@@ -146,9 +162,9 @@ def from_dict(data: dict[str, Any]) -> TrainConfig:
     cfg = TrainConfig()
     for name, values in data.items():
         if not hasattr(cfg, name) or name.startswith("_"):
-            raise ValueError(f"unknown config section [{name}]; sections: env, algo, policy, run, imitation")
+            raise UserInputError(f"unknown config section [{name}]; sections: env, algo, policy, run, imitation")
         if not isinstance(values, dict):
-            raise ValueError(f"[{name}] must be a table")
+            raise UserInputError(f"[{name}] must be a table")
         _apply(getattr(cfg, name), values, name)
     return cfg
 
@@ -159,15 +175,15 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
     if path:
         p = Path(path)
         if not p.is_file():
-            raise FileNotFoundError(f"config file not found: {p}")
+            raise UserInputError(f"config file not found: {p} (qwop train --print-config shows every parameter)")
         try:
             data = tomllib.loads(p.read_text())
         except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"{p} is not valid TOML: {exc}") from exc
+            raise UserInputError(f"{p} is not valid TOML: {exc}") from exc
     cfg = from_dict(data)
     for item in overrides or []:
         if "=" not in item or "." not in item.split("=", 1)[0]:
-            raise ValueError(f"override {item!r} must look like section.key=value")
+            raise UserInputError(f"override {item!r} must look like section.key=value")
         key, raw = item.split("=", 1)
         section, name = key.split(".", 1)
         try:
@@ -175,7 +191,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         except tomllib.TOMLDecodeError:
             value = raw  # a bare string
         if not hasattr(cfg, section):
-            raise ValueError(f"unknown config section {section!r} in override {item!r}")
+            raise UserInputError(f"unknown config section {section!r} in override {item!r}")
         _apply(getattr(cfg, section), {name: value}, section)
     cfg.validate()
     return cfg

@@ -11,6 +11,7 @@ start is the same run. Evaluation episodes therefore start with a few random upd
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,40 +19,74 @@ from typing import Any
 import numpy as np
 
 import sim_env
+from sim_env.usage import UserInputError, one_line
 from sim_env.vec_env import QwopVecEnv
+
+
+def check_model_file(path: str | Path) -> Path:
+    """The model file a user named (``.zip`` may be left off), or a one-line error saying why not."""
+    from agents.train import model_sidecar
+
+    p = Path(path)
+    if not p.is_file() and p.suffix != ".zip" and p.with_name(p.name + ".zip").is_file():
+        p = p.with_name(p.name + ".zip")
+    if not p.is_file():
+        raise UserInputError(f"model not found: {path} (qwop train writes runs/NAME/final.zip and checkpoints)")
+    if not zipfile.is_zipfile(p):
+        raise UserInputError(f"{p} is not a model saved by qwop train (not a .zip archive); is the file damaged?")
+    if not model_sidecar(p).is_file():
+        raise UserInputError(
+            f"{model_sidecar(p)} is missing: it records the env options {p.name} was trained with "
+            "(qwop train writes it beside every model and checkpoint)"
+        )
+    return p
 
 
 def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
     """An SB3 model and the env options it was trained with (from its .qwop.json)."""
     from agents.train import algo_class, model_sidecar
 
-    p = Path(path)
-    if not p.is_file() and p.with_suffix(".zip").is_file():
-        p = p.with_suffix(".zip")
-    if not p.is_file():
-        raise FileNotFoundError(f"model not found: {path}")
+    p = check_model_file(path)
     side = model_sidecar(p)
-    if not side.is_file():
-        raise FileNotFoundError(
-            f"{side} is missing: it records the env options the model was trained with "
-            "(qwop train writes it beside every model)"
-        )
-    info = json.loads(side.read_text())
-    model = algo_class(info["algo"]).load(str(p), device="cpu")
+    try:
+        info = json.loads(side.read_text())
+        cls = algo_class(info["algo"])
+        env = info["env"]
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise UserInputError(f"{side} is damaged ({one_line(exc)}); it comes from qwop train beside the model") from exc
+    try:
+        model = cls.load(str(p), device="cpu")
+    except Exception as exc:  # SB3 raises many kinds for a damaged or foreign archive
+        raise UserInputError(
+            f"{p} could not be loaded as a {info['algo']} model ({one_line(exc)[:200]}); is the file damaged?"
+        ) from exc
+    info["env"] = env
     return model, info
+
+
+def _rank(finished: bool, time_s: float, score: float) -> tuple[bool, float]:
+    """Which run is best: finished runs first, the fastest of them; else the farthest. Passing
+    100 m does not finish the game by itself (the left foot has to land beyond it)."""
+    return (finished, -time_s if finished else score)
 
 
 def _report(scores: list[float], times: list[float], finished: list[bool], fell: list[bool]) -> dict[str, Any]:
     s = np.array(scores)
     fin = np.array(finished, dtype=bool)
+    best = max(range(len(s)), key=lambda i: _rank(finished[i], times[i], scores[i]))
     return {
         "episodes": len(s),
-        "mean_distance_m": float(s.mean()) if len(s) else 0.0,
-        "best_distance_m": float(s.max()) if len(s) else 0.0,
-        "mean_time_s": float(np.mean(times)) if times else 0.0,
-        "success_rate": float(fin.mean()) if len(s) else 0.0,
+        "mean_distance_m": float(s.mean()),
+        "best_distance_m": float(s.max()),  # the farthest run
+        "mean_time_s": float(np.mean(times)),
+        "success_rate": float(fin.mean()),
         "best_finish_time_s": float(np.min(np.array(times)[fin])) if fin.any() else None,
-        "fall_rate": float(np.mean(fell)) if fell else 0.0,
+        "fall_rate": float(np.mean(fell)),
+        # The best run by _rank: the one drawn, traced and saved.
+        "best_index": best,
+        "best_run_distance_m": float(s[best]),
+        "best_run_time_s": float(times[best]),
+        "best_run_finished": bool(fin[best]),
     }
 
 
@@ -76,8 +111,15 @@ def rollouts(
     start_noise_updates: int = 0,
     time_limit: float = 120.0,
     seed: int = 0,
+    progress: bool = False,
 ) -> list[Episode]:
-    """Run ``episodes`` episodes of a policy (SB3 ``predict``) in the batched simulator."""
+    """Run ``episodes`` episodes of a policy (SB3 ``predict``) in the batched simulator;
+    ``progress`` shows a bar of finished episodes."""
+    if episodes < 1:
+        raise UserInputError(f"episodes must be at least 1, got {episodes}")
+    from tqdm import tqdm
+
+    bar = tqdm(total=episodes, desc="episodes", unit=" ep", disable=not progress, dynamic_ncols=True)
     opts = dict(env_options, time_limit=time_limit, start_noise_updates=start_noise_updates)
     n = max(1, min(num_envs, episodes))
     env = QwopVecEnv(n, min(num_threads, n), **opts)
@@ -103,17 +145,16 @@ def rollouts(
                 )
             )
             keys[i] = list(env.episode_prefix[i])
+            bar.update(min(1, episodes - bar.n))
+    bar.close()
     env.close()
     return done[:episodes]
 
 
 def best_episode(episodes: list[Episode]) -> tuple[Episode, np.ndarray]:
-    """The best episode and its keys cut at the end of its game (frame skip may run past it).
-
-    Finished runs come first, fastest first; then the farthest. Passing 100 m does not
-    finish the game by itself: the left foot has to land beyond it, as in the original.
-    """
-    best = max(episodes, key=lambda e: (e.finished, -e.time_s if e.finished else e.score))
+    """The best episode (see :func:`_rank`) and its keys cut at the end of its game (frame
+    skip may run past it)."""
+    best = max(episodes, key=lambda e: _rank(e.finished, e.time_s, e.score))
     run = sim_env.replay(best.keys)
     return best, best.keys[: len(run["state"])]
 
@@ -128,10 +169,20 @@ def evaluate_policy_sim(
     start_noise_updates: int = 15,
     time_limit: float = 120.0,
     seed: int = 0,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Evaluate any policy with SB3's ``predict(obs, deterministic)`` in the batched simulator."""
     eps = rollouts(
-        model, env_options, episodes, num_envs, num_threads, deterministic, start_noise_updates, time_limit, seed
+        model,
+        env_options,
+        episodes,
+        num_envs,
+        num_threads,
+        deterministic,
+        start_noise_updates,
+        time_limit,
+        seed,
+        progress,
     )
     report = _report([e.score for e in eps], [e.time_s for e in eps], [e.finished for e in eps], [e.fell for e in eps])
     report["best_keys"] = best_episode(eps)[1].tolist()
@@ -155,6 +206,7 @@ def evaluate_browser(
     time_limit: float = 120.0,
     seed: int = 0,
     headless: bool = True,
+    progress: bool = False,
 ) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray, float]]]:
     """Evaluate in the browser (the original game); returns the report and, per episode, the
     page's initial state, the adapter records of every update and the page's game time at load."""
@@ -162,6 +214,8 @@ def evaluate_browser(
 
     import browser_env  # noqa: F401 (registers the env)
 
+    if episodes < 1:
+        raise UserInputError(f"episodes must be at least 1, got {episodes}")
     model, info = load_model(model_path)
     noise = start_noise_updates if mode == "lockstep" else 0
     env = gymnasium.make(
@@ -174,15 +228,31 @@ def evaluate_browser(
     ).unwrapped
     scores, times, finished, fell, records = [], [], [], [], []
     decisions = late = 0
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=episodes * time_limit,
+        desc=f"browser ({mode})",
+        unit=" game s",
+        disable=not progress,
+        dynamic_ncols=True,
+        bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} game s [{elapsed}{postfix}]",
+    )
     try:
         for ep in range(episodes):
             obs, _ = env.reset(seed=seed + ep)
+            shown = 0.0
             while True:
                 action, _ = model.predict(obs, deterministic=True)
                 obs, _, term, trunc, inf = env.step(int(action))
                 decisions += 1
                 late += int(inf.get("late_updates", 0) > 0)
+                if inf["score_time"] - shown >= 1.0 or term or trunc:
+                    bar.update(inf["score_time"] - shown)
+                    bar.set_postfix_str(f"episode {ep + 1}: {inf['score']:.1f} m", refresh=False)
+                    shown = inf["score_time"]
                 if term or trunc:
+                    bar.update(time_limit - shown)  # an episode that ended early takes its whole share
                     break
             scores.append(float(inf["score"]))
             times.append(float(inf["score_time"]))
@@ -190,6 +260,7 @@ def evaluate_browser(
             fell.append(bool(inf["fallen"]))
             records.append((env.episode_initial, np.concatenate(env.episode_records), env.episode_initial_score_time))
     finally:
+        bar.close()
         env.close()
     report = _report(scores, times, finished, fell)
     report["where"] = f"browser ({mode}, {backend})"
@@ -211,12 +282,15 @@ def save_browser_recording(
 
 def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
     """A GIF of a run replayed in the simulator, drawn from the simulator's states."""
+    from tqdm import tqdm
+
     from sim_env.render import render_state, save_gif
 
     sim = sim_env.QwopSim()
     frames = [render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x)]
     labels = ["0.0 m   0.0 s"]
-    for t, k in enumerate(np.asarray(keys, dtype=np.int8)):
+    keys = np.asarray(keys, dtype=np.int8)
+    for t, k in enumerate(tqdm(keys, desc=f"drawing {Path(path).name}", unit=" updates", dynamic_ncols=True)):
         sim.update(int(k))
         if t % every == 0 or sim.game_ended:
             frames.append(render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x))
@@ -224,19 +298,22 @@ def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
             labels.append(f"{sim.score:.1f} m   {sim.score_time:.1f} s{end}")
         if sim.game_ended:
             break
-    save_gif(frames, str(path), fps=max(1, 30 // every), labels=labels)
+    save_gif(frames, str(path), fps=30 / every, labels=labels)
     return Path(path)
 
 
 def format_report(r: dict[str, Any]) -> str:
-    fin = f", best finish {r['best_finish_time_s']:.2f} s" if r.get("best_finish_time_s") else ""
+    if r["best_run_finished"]:
+        best = f"best run: finished 100 m in {r['best_run_time_s']:.2f} s"
+    else:
+        best = f"best run: {r['best_run_distance_m']:.1f} m in {r['best_run_time_s']:.1f} s, not finished"
     late = (
         f", {r['late_decisions']} of {r['decisions']} decisions landed after the update they were meant for"
         if "late_decisions" in r
         else ""
     )
     return (
-        f"{r['where']}: {r['episodes']} episodes, mean {r['mean_distance_m']:.1f} m, best "
-        f"{r['best_distance_m']:.1f} m, mean time {r['mean_time_s']:.1f} s, success {r['success_rate']:.0%}, "
-        f"falls {r['fall_rate']:.0%}{fin}{late}"
+        f"{r['where']}: {r['episodes']} episodes; {best}; mean distance {r['mean_distance_m']:.1f} m "
+        f"(farthest {r['best_distance_m']:.1f} m), mean time {r['mean_time_s']:.1f} s, "
+        f"finished {r['success_rate']:.0%}, fell {r['fall_rate']:.0%}{late}"
     )

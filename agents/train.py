@@ -10,6 +10,7 @@ continues a run from a checkpoint.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 
 from agents.config import TrainConfig, to_toml
 from sim_env.sb3 import make_sb3_vec
+from sim_env.usage import UserInputError
 
 
 def algo_class(name: str) -> type[BaseAlgorithm]:
@@ -95,14 +97,36 @@ def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> Base
 
 
 class StopAfterMinutes(BaseCallback):
-    """Stops training after a wall-clock budget."""
+    """Stops training after a wall-clock budget; ``progress`` shows the time used and the steps."""
 
-    def __init__(self, minutes: float) -> None:
+    def __init__(self, minutes: float, progress: bool = False) -> None:
         super().__init__()
-        self.deadline = time.monotonic() + minutes * 60.0
+        self.seconds = minutes * 60.0
+        self.start = time.monotonic()
+        self.deadline = self.start + self.seconds
+        self.progress = progress
+        self._bar: Any = None
+        self._shown = 0.0
+
+    def _on_training_start(self) -> None:
+        if self.progress:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=round(self.seconds), desc="training", unit=" s", dynamic_ncols=True)
 
     def _on_step(self) -> bool:
-        return time.monotonic() < self.deadline
+        now = time.monotonic()
+        if self._bar is not None and now - self.start - self._shown >= 1.0:
+            used = min(self.seconds, now - self.start)
+            self._bar.update(round(used) - self._bar.n)
+            self._bar.set_postfix_str(f"{self.num_timesteps:,} steps", refresh=False)
+            self._shown = used
+        return now < self.deadline
+
+    def _on_training_end(self) -> None:
+        if self._bar is not None:
+            self._bar.update(self._bar.total - self._bar.n)
+            self._bar.close()
 
 
 def model_sidecar(path: Path) -> Path:
@@ -168,13 +192,28 @@ def load_demos(cfg: TrainConfig, files: list[str]) -> Any:
 
 def train(cfg: TrainConfig, resume: str | None = None, log: Any = print) -> dict[str, Any]:
     """Run one training as configured; returns a summary with the final evaluation."""
-    from agents.evaluate import evaluate_sim
-
     cfg.validate()
     torch.set_num_threads(cfg.run.torch_threads)
     name = cfg.run.name or f"{cfg.algo.name}-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(cfg.run.out_dir) / name
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise UserInputError(
+            f"{run_dir} already exists and holds a run; choose another --name (or continue it with --resume "
+            f"{run_dir}/checkpoints/FILE.zip --config {run_dir}/config.toml)"
+        )
     run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return _train_in(cfg, run_dir, resume, log)
+    except BaseException:
+        # A run that failed or was stopped before saving any model leaves nothing behind.
+        if not any(run_dir.rglob("*.zip")):
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> dict[str, Any]:
+    from agents.evaluate import evaluate_sim
+
     (run_dir / "config.toml").write_text(to_toml(cfg))
     env = make_env(cfg)
     tb = str(run_dir / "tb")
@@ -199,7 +238,7 @@ def train(cfg: TrainConfig, resume: str | None = None, log: Any = print) -> dict
             )
         )
     if cfg.run.minutes > 0:
-        callbacks.append(StopAfterMinutes(cfg.run.minutes))
+        callbacks.append(StopAfterMinutes(cfg.run.minutes, progress=cfg.run.progress_bar))
     im = cfg.imitation
     bc_losses: list[float] = []
     if im.pretrain and not resume:
@@ -233,7 +272,9 @@ def train(cfg: TrainConfig, resume: str | None = None, log: Any = print) -> dict
     )
     train_s = time.monotonic() - t0
     final = save_model(model, run_dir / "final.zip", cfg)
-    report = evaluate_sim(final, episodes=cfg.run.eval_episodes, num_threads=cfg.env.num_threads)
+    report = evaluate_sim(
+        final, episodes=cfg.run.eval_episodes, num_threads=cfg.env.num_threads, progress=cfg.run.progress_bar
+    )
     summary = {
         "run_dir": str(run_dir),
         "model": str(final),
@@ -250,12 +291,9 @@ def train(cfg: TrainConfig, resume: str | None = None, log: Any = print) -> dict
 
 
 def summarize(summary: dict[str, Any]) -> str:
-    r = summary["eval"]
     return (
         f"trained {summary['timesteps']:,} steps in {summary['train_seconds']:.0f} s "
-        f"({summary['steps_per_second']:,} steps/s); evaluation over {r['episodes']} episodes: "
-        f"mean {r['mean_distance_m']:.1f} m, best {r['best_distance_m']:.1f} m, "
-        f"success {r['success_rate']:.0%}; model {summary['model']}"
+        f"({summary['steps_per_second']:,} steps/s); model {summary['model']}"
     )
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from sim_env.usage import UserInputError
+
 FORMAT_VERSION = 1
 CLICK_EVENT = 32
 REQUIRED = {
@@ -45,7 +47,7 @@ OPTIONAL = {"initial_score_time": (np.float64, 0)}
 PER_ROW = ("fallen", "game_ended", "jump_landed", "score_time", "score", "keys", "wall_time", "update_index", "episode")
 
 
-class DemoFormatError(ValueError):
+class DemoFormatError(UserInputError):
     """A demo file is damaged or not a demo file; the message says what is wrong."""
 
 
@@ -79,6 +81,12 @@ class Demo:
         return {k: self.arrays[k] for k in keys}
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _unique_path(path: Path) -> Path:
     if not path.exists():
         return path
@@ -109,6 +117,7 @@ def save_demo(
     validate_arrays(full, where="demo to save")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".demo-", suffix=".npz.tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a demo is an ordinary file
         with os.fdopen(fd, "wb") as f:
             np.savez_compressed(f, **full)
             f.flush()
@@ -179,7 +188,7 @@ def load_demo(path: str | Path) -> Demo:
     """Load and validate a demo file; DemoFormatError says what is wrong with a bad one."""
     p = Path(path)
     if not p.is_file():
-        raise FileNotFoundError(f"demo file not found: {p}")
+        raise DemoFormatError(f"demo file not found: {p} (qwop demos list DIR shows the demos there)")
     if not zipfile.is_zipfile(p):
         raise DemoFormatError(
             f"{p}: not a readable demo (.npz) file: it is not a zip archive (truncated, or another kind of file)"

@@ -18,6 +18,7 @@ import numpy as np
 import sim_env
 from demos.format import Demo, load_demo
 from sim_env.traces import Divergence, first_divergence
+from sim_env.usage import UserInputError
 
 
 def replay_sim(demo: Demo) -> tuple[dict[str, np.ndarray], Divergence | None]:
@@ -35,51 +36,67 @@ def replay_browser(
     return out, first_divergence(demo.trace(), out)
 
 
+def _ffmpeg() -> str:
+    """An ffmpeg executable: the one imageio-ffmpeg ships (a pip package), else the system's."""
+    try:
+        import imageio_ffmpeg
+
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except (ImportError, RuntimeError):
+        exe = shutil.which("ffmpeg")
+        if exe is None:
+            raise UserInputError(
+                "writing MP4 needs ffmpeg: .venv/bin/pip install imageio-ffmpeg (the train extra has it), "
+                "or write a .gif"
+            ) from None
+        return exe
+
+
 def write_video(demo: Demo, path: str | Path, fps: int = 30, every: int = 2) -> Path:
-    """Draw the recorded states (what the original did) to a GIF, or an MP4 with ffmpeg."""
+    """Draw the recorded states (what the original did) to a GIF or an MP4 at the game's pace,
+    showing progress while drawing."""
+    from tqdm import tqdm
+
     from sim_env.render import HEIGHT, WIDTH, render_state, save_gif
 
     path = Path(path)
-    states = demo.arrays["state"][::every]
-    if path.suffix.lower() == ".gif":
-        a = demo.arrays
-        labels = [
-            f"{sc:.1f} m   {t:.1f} s" for sc, t in zip(a["score"][::every], a["score_time"][::every], strict=True)
-        ]
-        save_gif([render_state(s) for s in states], str(path), fps=max(1, fps // every), labels=labels)
+    suffix = path.suffix.lower()
+    if suffix not in (".gif", ".mp4"):
+        raise UserInputError(f"the video must end in .gif or .mp4, got {path.name}")
+    a = demo.arrays
+    rows = range(0, len(a["state"]), every)
+    frames = (render_state(a["state"][i]) for i in tqdm(rows, desc=f"drawing {path.name}", unit=" frames"))
+    if suffix == ".gif":
+        labels = [f"{a['score'][i]:.1f} m   {a['score_time'][i]:.1f} s" for i in rows]
+        save_gif(list(frames), str(path), fps=fps / every, labels=labels)
         return path
-    if path.suffix.lower() == ".mp4":
-        ffmpeg = shutil.which("ffmpeg")
-        if ffmpeg is None:
-            raise RuntimeError("writing MP4 needs ffmpeg: apt-get install -y ffmpeg (or write a .gif)")
-        cmd = [
-            ffmpeg,
-            "-y",
-            "-loglevel",
-            "error",
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "rgb24",
-            "-s",
-            f"{WIDTH}x{HEIGHT}",
-            "-r",
-            str(max(1, fps // every)),
-            "-i",
-            "-",
-            "-pix_fmt",
-            "yuv420p",
-            str(path),
-        ]
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
-        assert proc.stdin is not None
-        for s in states:
-            proc.stdin.write(render_state(s).tobytes())
-        proc.stdin.close()
-        if proc.wait() != 0:
-            raise RuntimeError(f"ffmpeg failed writing {path}")
-        return path
-    raise ValueError(f"video must end in .gif or .mp4, got {path.name}")
+    cmd = [
+        _ffmpeg(),
+        "-y",
+        "-loglevel",
+        "error",
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "-s",
+        f"{WIDTH}x{HEIGHT}",
+        "-r",
+        f"{fps / every:g}",
+        "-i",
+        "-",
+        "-pix_fmt",
+        "yuv420p",
+        str(path),
+    ]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
+    assert proc.stdin is not None
+    for frame in frames:
+        proc.stdin.write(frame.tobytes())
+    proc.stdin.close()
+    if proc.wait() != 0:
+        raise RuntimeError(f"ffmpeg failed writing {path}")
+    return path
 
 
 def outcome(run: dict[str, np.ndarray]) -> str:

@@ -12,16 +12,17 @@ at the cause a few updates before the state itself departs.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 from sim_env.traces import first_detail_divergence, first_divergence, load_detail, load_trace, simulate
+from sim_env.usage import OneLineParser, report_user_errors
 
 
+@report_user_errors()
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim_env.diverge", description=__doc__.split("\n\n")[0])
+    ap = OneLineParser(prog="python -m sim_env.diverge", description=__doc__.split("\n\n")[0])
     ap.add_argument("trace", help="a trace .npz (keys or session events)")
     ap.add_argument("--tolerance", type=float, default=0.0, help="allowed state difference (0 = bit for bit)")
     ap.add_argument("--detail", help="detail .json.gz to compare (default: the one beside the trace)")

@@ -93,8 +93,17 @@ def render_state(state: np.ndarray, hurdle: np.ndarray | None = None, camera_x: 
     return img
 
 
-def save_gif(frames: list[np.ndarray], path: str, fps: int = 30, labels: list[str] | None = None) -> None:
-    """Write frames as an animated GIF (needs Pillow), with an optional caption per frame."""
+def gif_durations(n: int, fps: float) -> list[int]:
+    """Frame durations in ms for ``n`` frames at ``fps``: GIF stores hundredths of a second, so
+    each frame gets the whole hundredths that keep the running total on the real clock
+    (15 fps: 70, 60, 70, ... ms, not 60 ms each, which would play 10% fast)."""
+    ends = [round((i + 1) * 100 / fps) * 10 for i in range(n)]
+    return [b - a for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+def save_gif(frames: list[np.ndarray], path: str, fps: float = 30, labels: list[str] | None = None) -> None:
+    """Write frames as an animated GIF (needs Pillow) that plays at ``fps`` on average, with an
+    optional caption per frame."""
     try:
         from PIL import Image, ImageDraw
     except ImportError as exc:
@@ -104,4 +113,5 @@ def save_gif(frames: list[np.ndarray], path: str, fps: int = 30, labels: list[st
     images = [Image.fromarray(f) for f in frames]
     for im, text in zip(images, labels or [], strict=False):
         ImageDraw.Draw(im).text((10, 8), text, fill=(20, 20, 20))
-    images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0, optimize=True)
+    durations = gif_durations(len(images), fps)
+    images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)

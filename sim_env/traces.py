@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from sim_env import PART_NAMES, STATE_COLUMNS, replay, replay_session
+from sim_env.usage import UserInputError, one_line
 
 TRACE_ARRAYS = ("state", "fallen", "game_ended", "jump_landed", "score_time", "score")
 
@@ -38,24 +40,28 @@ def load_trace(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     """Load a trace file into a dict of arrays, with a clear error if it is not one."""
     p = Path(path)
     if not p.is_file():
-        raise FileNotFoundError(f"trace file not found: {p}")
+        raise UserInputError(f"trace file not found: {p}")
+    what = "a trace: a .npz file of the reference's traces/ or a demo file"
+    if not zipfile.is_zipfile(p):
+        raise UserInputError(f"{p} is not {what} (it is not a .npz archive)")
     try:
         with np.load(p, allow_pickle=False) as z:
             data = {k: z[k] for k in z.files}
-    except Exception as exc:  # zipfile / pickle / format errors
-        raise ValueError(f"{p} is not a readable .npz trace: {exc}") from exc
+    except Exception as exc:  # damaged archive members, object arrays
+        raise UserInputError(f"{p} is not {what}: {one_line(exc)[:200]}") from exc
     if "keys" not in data and "events" not in data:
-        raise ValueError(f"{p} has neither 'keys' nor 'events'; arrays found: {sorted(data)}")
+        raise UserInputError(f"{p} is not {what}: it has neither 'keys' nor 'events' (arrays: {sorted(data)})")
     missing = [k for k in TRACE_ARRAYS if k not in data]
     if missing:
-        raise ValueError(f"{p} is missing arrays {missing}")
+        raise UserInputError(f"{p} is not {what}: it lacks the arrays {missing}")
     return data
 
 
 def simulate(trace: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Run the trace's inputs in the simulator (a session if it has events)."""
     if "events" in trace:
-        return replay_session(np.asarray(trace["events"], dtype=np.int8))
+        t0 = float(trace["initial_score_time"]) if "initial_score_time" in trace else 0.0
+        return replay_session(np.asarray(trace["events"], dtype=np.int8), initial_score_time=t0)
     return replay(np.asarray(trace["keys"], dtype=np.int8))
 
 

@@ -67,7 +67,7 @@ def test_config_errors(tmp_path: Path) -> None:
         load_config(None, ['algo.name="sac"'])
     with pytest.raises(ValueError, match="needs dqn or qrdqn"):
         load_config(None, ['imitation.inject=["x.npz"]'])
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ValueError, match="config file not found"):
         load_config(tmp_path / "missing.toml")
     cfg = load_config(None, ["env.frame_skip=2", 'algo.name="dqn"'])
     assert cfg.env.frame_skip == 2 and cfg.algo.name == "dqn"
@@ -246,7 +246,7 @@ def test_cli_train_writes_gif_and_eval(tmp_path: Path, capsys: pytest.CaptureFix
     )
     assert code == 0 and gif.stat().st_size > 1000
     out = capsys.readouterr().out
-    assert "evaluation over 2 episodes" in out and "GIF of the best evaluation run" in out
+    assert "simulator: 2 episodes; best run" in out and "GIF of the best evaluation run" in out
     model = tmp_path / "cli" / "final.zip"
     trace = tmp_path / "best.npz"
     assert qwop(["eval", str(model), "--episodes", "2", "--trace", str(trace)]) == 0
@@ -255,11 +255,20 @@ def test_cli_train_writes_gif_and_eval(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_eval_missing_model_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="model not found"):
+    with pytest.raises(ValueError, match="model not found"):
         load_model(tmp_path / "nope.zip")
     (tmp_path / "m.zip").write_bytes(b"x")
-    with pytest.raises(FileNotFoundError, match=r"qwop\.json is missing"):
+    with pytest.raises(ValueError, match=r"not a model saved by qwop train \(not a \.zip archive\)"):
         load_model(tmp_path / "m.zip")
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "z.zip", "w") as z:
+        z.writestr("data", "{}")
+    with pytest.raises(ValueError, match=r"qwop\.json is missing"):
+        load_model(tmp_path / "z")  # .zip may be left off
+    (tmp_path / "z.qwop.json").write_text('{"algo": "ppo", "env": {}}')
+    with pytest.raises(ValueError, match="could not be loaded as a ppo model"):
+        load_model(tmp_path / "z.zip")
 
 
 @pytest.mark.skipif(not PRETRAINED.is_file(), reason="the shipped pretrained model is missing")

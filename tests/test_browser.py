@@ -3,10 +3,7 @@ both backends: adapter, lock-step, real-time key presses, env, and the error pat
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -24,6 +21,7 @@ from browser_env.fetch import fetch_game
 from browser_env.game import BrowserGame, GameLoadError
 from browser_env.server import GameFolderError, GameServer, default_game_folder, find_game_files
 from browser_env.standin import PLANCK, build_standin
+from tests.clitools import one_line_error, qwop
 
 if shutil.which("chromium") is None or not PLANCK.is_file():
     pytest.skip(
@@ -274,33 +272,14 @@ def test_no_browser_installed(backend: str, tmp_path: Path) -> None:
         make_driver(backend, executable_path=str(tmp_path / "no-chromium"))
 
 
-def _qwop(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agents.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-    )
-
-
-def _one_line_error(p: subprocess.CompletedProcess[str], *needles: str) -> None:
-    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
-    assert "Traceback" not in p.stderr
-    lines = [line for line in p.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
-    for n in needles:
-        assert n in lines[0], lines[0]
-
-
 def test_cli_no_game_folder_is_one_line(tmp_path: Path) -> None:
-    _one_line_error(_qwop("eval", "--browser", "--game", str(tmp_path / "nope")), "no game folder at", "fetch-game")
+    one_line_error(qwop("eval", "--browser", "--game", str(tmp_path / "nope")), "no game folder at", "fetch-game")
     # No --game: the default folder, named, with how to choose another.
-    p = _qwop("eval", "--browser", env={"QWOP_GAME": str(tmp_path / "empty")})
-    _one_line_error(p, str(tmp_path / "empty"), "default game folder", "QWOP_GAME")
+    p = qwop("eval", "--browser", env={"QWOP_GAME": str(tmp_path / "empty")})
+    one_line_error(p, str(tmp_path / "empty"), "default game folder", "QWOP_GAME")
     (tmp_path / "half").mkdir()
     (tmp_path / "half" / "QWOP.min.js").write_text("//")
-    _one_line_error(_qwop("record", "--game", str(tmp_path / "half"), "--headless"), "missing assetbundle.parcel")
+    one_line_error(qwop("record", "--game", str(tmp_path / "half"), "--headless"), "missing assetbundle.parcel")
     assert not (tmp_path / "recordings").exists()
 
 
@@ -309,21 +288,19 @@ def test_cli_other_game_or_changed_game_is_one_line(tmp_path: Path, standin: Pat
     other.mkdir()
     (other / "QWOP.min.js").write_text("window.notTheGame = {}; window.notTheGame.m_world = {};")
     (other / "assetbundle.parcel").write_text("x")
-    p = _qwop(
-        "eval", "--browser", "--no-noise", "--episodes", "1", "--game", str(other), env={"QWOP_LOAD_TIMEOUT": "3"}
-    )
-    _one_line_error(p, "did not find the game object", "Objects that got m_world")
+    p = qwop("eval", "--browser", "--no-noise", "--episodes", "1", "--game", str(other), env={"QWOP_LOAD_TIMEOUT": "3"})
+    one_line_error(p, "did not find the game object", "Objects that got m_world")
     changed = tmp_path / "changed"
     shutil.copytree(standin, changed)
     js = (changed / "QWOP.min.js").read_text()
     (changed / "QWOP.min.js").write_text(js.replace("this.scoreTime", "this.scoreClock"))
-    p = _qwop("eval", "--browser", "--no-noise", "--episodes", "1", "--game", str(changed))
-    _one_line_error(p, "lacks what the adapter reads: scoreTime", "differs from the original")
+    p = qwop("eval", "--browser", "--no-noise", "--episodes", "1", "--game", str(changed))
+    one_line_error(p, "lacks what the adapter reads: scoreTime", "differs from the original")
 
 
 def test_cli_browser_that_cannot_start_is_one_line(standin: Path) -> None:
-    p = _qwop("eval", "--browser", "--game", str(standin), env={"QWOP_CHROMIUM": "/bin/false"})
-    _one_line_error(p, "Chromium (/bin/false) did not start", "apt-get install")
+    p = qwop("eval", "--browser", "--game", str(standin), env={"QWOP_CHROMIUM": "/bin/false"})
+    one_line_error(p, "Chromium (/bin/false) did not start", "apt-get install")
 
 
 def test_unknown_backend(standin: Path) -> None:

@@ -1,0 +1,70 @@
+"""Command-line conventions shared by every command of the harness (``qwop``, ``python -m ...``).
+
+A mistake the user can fix gets one line on stderr that says what was wrong and what to do,
+and exit code 2, never a traceback (tracebacks are for bugs): :class:`UserInputError` is the
+base of such errors, :class:`OneLineParser` makes argparse's own complaints one line, and
+the ``positive_*`` types reject impossible option values before any work starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+
+class UserInputError(ValueError):
+    """Something the user gave is wrong (a file, a value); the message says what to do."""
+
+
+def one_line(exc: BaseException | str) -> str:
+    """The message on one line (white space folded)."""
+    return " ".join(str(exc).split())
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with its usage errors on one line (and the --help hint) instead of two."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def _number(kind: type, low: float, strict: bool, what: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+        if value < low or (strict and value == low) or value != value:  # NaN too
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+positive_int = _number(int, 0, True, "a whole number of at least 1")
+nonnegative_int = _number(int, 0, False, "a whole number of at least 0")
+positive_float = _number(float, 0.0, True, "a number greater than 0")
+
+
+MainFunction = Callable[..., int]
+
+
+def report_user_errors(error_types: tuple[type[BaseException], ...] = ()) -> Callable[[MainFunction], MainFunction]:
+    """Decorate a ``main``: the given errors (and :class:`UserInputError`) become one line, exit 2."""
+    types = (UserInputError, *error_types)
+
+    def wrap(main: Callable[..., int]) -> Callable[..., int]:
+        def run(*args: object, **kwargs: object) -> int:
+            try:
+                return main(*args, **kwargs)
+            except types as exc:
+                print(f"error: {one_line(exc)}", file=sys.stderr)
+                return 2
+
+        run.__doc__, run.__name__ = main.__doc__, main.__name__
+        return run
+
+    return wrap

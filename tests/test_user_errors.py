@@ -1,0 +1,118 @@
+"""Every everyday mistake gets one line saying what was wrong and what to do, exit code 2, no
+traceback, and nothing written or lost (the newcomer's list of bad inputs)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.clitools import one_line_error, qwop
+
+pytest.importorskip("stable_baselines3")
+
+PRETRAINED = Path(__file__).resolve().parent.parent / "agents" / "models" / "qwop_ppo.zip"
+
+
+def test_missing_and_damaged_models(tmp_path: Path) -> None:
+    one_line_error(qwop("eval", str(tmp_path / "missing.zip")), "model not found", "missing.zip")
+    one_line_error(qwop("search", str(tmp_path / "missing.zip")), "model not found")
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"this is not a model")
+    (tmp_path / "bad.qwop.json").write_text('{"algo": "ppo", "env": {}}')
+    one_line_error(qwop("eval", str(bad)), "not a model saved by qwop train")
+    # A damaged zip that is still a zip: reported as damaged, not as a missing sidecar.
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "odd.zip", "w") as z:
+        z.writestr("data", "not json")
+    (tmp_path / "odd.qwop.json").write_text('{"algo": "ppo", "env": {}}')
+    one_line_error(qwop("eval", str(tmp_path / "odd.zip")), "could not be loaded as a ppo model")
+
+
+def test_train_inputs(tmp_path: Path) -> None:
+    out = f'run.out_dir="{tmp_path / "runs"}"'
+    p = qwop("train", "--pretrain", str(tmp_path / "missing.npz"), "--name", "x", "--set", out)
+    one_line_error(p, "--pretrain demo file not found", "missing.npz")
+    p = qwop("train", "--resume", str(tmp_path / "missing.zip"), "--name", "y", "--set", out)
+    line = one_line_error(p, "model not found", "missing.zip")
+    assert "missing.zip.zip" not in line
+    assert not (tmp_path / "runs").exists()  # a failed start leaves no run folder behind
+    one_line_error(qwop("train", "--steps", "-5"), "--steps", "at least 1", "got -5")
+    one_line_error(qwop("train", "--minutes", "0"), "--minutes", "greater than 0")
+    one_line_error(qwop("train", "--steps", "10", "--minutes", "1"), "not both")
+    one_line_error(qwop("train", "--set", "run.eval_episodes=0"), "run.eval_episodes must be at least 1")
+    one_line_error(qwop("train", "--config", str(tmp_path / "nope.toml")), "config file not found")
+
+
+def test_existing_run_folder_is_never_overwritten(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "mine"
+    run.mkdir(parents=True)
+    (run / "notes.txt").write_text("keep me")
+    p = qwop("train", "--steps", "100", "--name", "mine", "--set", f'run.out_dir="{tmp_path / "runs"}"')
+    one_line_error(p, "already exists", "--name")
+    assert (run / "notes.txt").read_text() == "keep me" and sorted(os.listdir(run)) == ["notes.txt"]
+
+
+def test_steps_replace_the_config_time_budget(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[run]\nminutes = 3.0\n")
+    p = qwop("train", "--config", str(cfg), "--steps", "20000", "--print-config")
+    assert p.returncode == 0, p.stderr
+    assert "total_timesteps = 20000" in p.stdout and "minutes = 0.0" in p.stdout
+
+
+def test_impossible_episode_counts() -> None:
+    one_line_error(qwop("eval", "--episodes", "0"), "--episodes", "at least 1")
+    one_line_error(qwop("eval", "--episodes", "-3"), "--episodes")
+    one_line_error(qwop("search", "--episodes", "0"), "--episodes")
+    one_line_error(qwop("eval", "--start-noise", "-1"), "--start-noise", "at least 0")
+    one_line_error(qwop("fly"), "invalid choice")
+
+
+def test_diverge_on_a_file_that_is_not_a_trace(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"\x80\x04 pickled stuff")
+    one_line_error(qwop(str(junk), module="sim_env.diverge"), "is not a trace", "not a .npz archive")
+    np.savez(tmp_path / "other.npz", a=np.zeros(3))
+    one_line_error(qwop(str(tmp_path / "other.npz"), module="sim_env.diverge"), "neither 'keys' nor 'events'")
+
+
+def test_demo_files_are_ordinary_files_and_videos_need_no_system_ffmpeg(tmp_path: Path) -> None:
+    from agents.search import save_keys_as_demo
+
+    path = save_keys_as_demo(np.full(40, 9, dtype=np.int8), tmp_path / "run.npz", {"test": True})
+    mode = stat.S_IMODE(path.stat().st_mode)
+    assert mode == 0o666 & ~_umask(), oct(mode)
+    # MP4 through the ffmpeg that imageio-ffmpeg ships, with no ffmpeg on PATH.
+    env = {"PATH": str(Path(sys.executable).parent)}
+    p = qwop("replay", str(path), "--video", str(tmp_path / "run.mp4"), env=env)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "run.mp4").stat().st_size > 1000
+    one_line_error(qwop("replay", str(path), "--video", str(tmp_path / "run.avi")), "must end in .gif or .mp4")
+    one_line_error(qwop("replay", str(tmp_path / "none.npz")), "demo file not found")
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
+
+def test_gifs_play_at_the_game_pace() -> None:
+    from sim_env.render import gif_durations
+
+    d = gif_durations(151, 15)
+    assert all(x % 10 == 0 for x in d) and set(d) == {60, 70}
+    assert abs(sum(d) - 151 * 1000 / 15) <= 10  # 151 frames at 15 fps play in 10.07 s, not 9.06
+
+
+def test_help_explains_the_options() -> None:
+    p = qwop("search", "--help")
+    assert p.returncode == 0 and "how many runs to sample" in p.stdout and "same best run" in p.stdout
+    p = qwop("browser-bench", "--help")
+    assert p.returncode == 0 and "--quick" in p.stdout and "--game" in p.stdout
