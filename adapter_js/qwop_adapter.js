@@ -80,15 +80,19 @@
     return game[name]._components.get("physicsBody", false).body;
   }
 
-  // The runner exists once every part has its physics body and the last joint is made.
+  // The runner exists once every part has its physics body and the last joint is made. The
+  // full check runs once per build of the runner (a reset makes a new last joint).
+  let readyAnkle = null;
   function runnerReady() {
     if (!game || game.rightAnkle == null) return false;
+    if (game.rightAnkle === readyAnkle) return true;
     for (let i = 0; i < PARTS.length; i++) {
       const p = game[PARTS[i]];
       if (!p || !p._components) return false;
       const c = p._components.get("physicsBody", false);
       if (!c || !c.body) return false;
     }
+    readyAnkle = game.rightAnkle;
     return true;
   }
 

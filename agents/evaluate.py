@@ -230,17 +230,18 @@ def evaluate_browser(
     decisions = late = 0
     from tqdm import tqdm
 
-    bar = tqdm(
-        total=episodes * time_limit,
-        desc=f"browser ({mode})",
-        unit=" game s",
-        disable=not progress,
-        dynamic_ncols=True,
-        bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} game s [{elapsed}{postfix}]",
-    )
+    bar: Any = None
     try:
         for ep in range(episodes):
             obs, _ = env.reset(seed=seed + ep)
+            if bar is None:  # shown once the page has loaded (a page that fails says so in one line)
+                bar = tqdm(
+                    total=episodes * time_limit,
+                    desc=f"browser ({mode})",
+                    disable=not progress,
+                    dynamic_ncols=True,
+                    bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} game s [{elapsed}{postfix}]",
+                )
             shown = 0.0
             while True:
                 action, _ = model.predict(obs, deterministic=True)
@@ -260,7 +261,8 @@ def evaluate_browser(
             fell.append(bool(inf["fallen"]))
             records.append((env.episode_initial, np.concatenate(env.episode_records), env.episode_initial_score_time))
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         env.close()
     report = _report(scores, times, finished, fell)
     report["where"] = f"browser ({mode}, {backend})"

@@ -112,7 +112,12 @@ class StopAfterMinutes(BaseCallback):
         if self.progress:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=round(self.seconds), desc="training", unit=" s", dynamic_ncols=True)
+            self._bar = tqdm(
+                total=round(self.seconds),
+                desc="training",
+                dynamic_ncols=True,
+                bar_format="{l_bar}{bar}| {n}/{total} s [{elapsed}<{remaining}{postfix}]",
+            )
 
     def _on_step(self) -> bool:
         now = time.monotonic()

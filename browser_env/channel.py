@@ -48,22 +48,25 @@ class _Connection:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock = sock
         self.ws = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
-        self.path: str | None = None
         self._parts: list[bytes | str] = []
+        self._timeout: float | None = None
 
-    def _events(self, deadline: float) -> list[Any]:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([self.sock], [], [], left)[0]:
-            raise TimeoutError("no answer from the page")
-        data = self.sock.recv(1 << 20)
+    def _events(self, timeout_s: float) -> list[Any]:
+        if timeout_s != self._timeout:  # a blocking recv with a timeout: one system call per read
+            self.sock.settimeout(timeout_s)
+            self._timeout = timeout_s
+        try:
+            data = self.sock.recv(1 << 20)
+        except TimeoutError:
+            raise TimeoutError("no answer from the page") from None
         if not data:
             raise ConnectionError("the page closed the channel")
         self.ws.receive_data(data)
         return list(self.ws.events())
 
-    def handshake(self, token: str, deadline: float) -> bool:
+    def handshake(self, token: str, timeout_s: float) -> bool:
         while True:
-            for ev in self._events(deadline):
+            for ev in self._events(timeout_s):
                 if isinstance(ev, Request):
                     if ev.target != f"/{token}":
                         self.sock.sendall(self.ws.send(RejectConnection(status_code=403)))
@@ -74,9 +77,10 @@ class _Connection:
     def send_text(self, text: str) -> None:
         self.sock.sendall(self.ws.send(TextMessage(data=text)))
 
-    def receive(self, deadline: float) -> bytes | str:
+    def receive(self, timeout_s: float) -> bytes | str:
+        """The next whole message; ``timeout_s`` bounds each wait for data."""
         while True:
-            for ev in self._events(deadline):
+            for ev in self._events(timeout_s):
                 if isinstance(ev, Message):
                     self._parts.append(ev.data)
                     if ev.message_finished:
@@ -118,7 +122,7 @@ class DirectChannel:
             sock, _ = self._listener.accept()
             conn = _Connection(sock)
             try:
-                ok = conn.handshake(self._token, time.monotonic() + 5.0)
+                ok = conn.handshake(self._token, 5.0)
             except (TimeoutError, ConnectionError, OSError):
                 ok = False
             if not ok:
@@ -145,7 +149,7 @@ class DirectChannel:
             raise ChannelError("the page is not connected")
         try:
             conn.send_text(json.dumps({"m": method, "a": args}, separators=(",", ":")))
-            reply = conn.receive(time.monotonic() + timeout_s)
+            reply = conn.receive(timeout_s)
         except (ConnectionError, TimeoutError, OSError) as exc:
             conn.close()
             self._conn = None

@@ -248,8 +248,14 @@ class BrowserGame:
         return records
 
     def update(self, keys: int) -> None:
-        """One lock-step game update with the key mask held."""
-        self.run(np.array([_check_mask(keys)], dtype=np.int8))
+        """One lock-step game update with the key mask held (one call to the page)."""
+        mask = _check_mask(keys)
+        if self.mode != "lockstep":
+            raise RuntimeError("update() needs lock-step mode")
+        self._need_page()
+        rec = self.records("run", [mask], False)
+        self.history.append(mask)
+        self._last = rec[-1]
 
     def reset(self, keys: int = 0) -> None:
         """What releasing R does: the original's reset() (which runs one update) with keys held."""

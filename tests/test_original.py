@@ -130,12 +130,13 @@ def test_realtime_thirty_seconds_of_real_key_presses(backend: str) -> None:
     assert len(set(pressed) & landed) >= 0.8 * len(set(pressed))  # the presses reached the game
 
 
-def test_recording_with_real_keys_replays_bit_for_bit(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_recording_with_real_keys_replays_bit_for_bit(tmp_path: Path, backend: str) -> None:
     from demos.format import CLICK_EVENT, load_demo
     from demos.record import Recorder
     from demos.replay import replay_browser, replay_sim
 
-    rec = Recorder(ORIGINAL, tmp_path / "alice.npz", player="alice", headless=True, autosave_s=1.0)
+    rec = Recorder(ORIGINAL, tmp_path / "alice.npz", player="alice", backend=backend, headless=True, autosave_s=1.0)
     held = 0
     script = [
         ("wait", 0, 0.5),
@@ -166,7 +167,7 @@ def test_recording_with_real_keys_replays_bit_for_bit(tmp_path: Path) -> None:
     assert {9, 5, 6, 10} <= set(demo.arrays["keys"].tolist())
     _, div = replay_sim(demo)
     assert div is None, f"the simulator departs from the recording: {div}"
-    _, div = replay_browser(demo, str(ORIGINAL))
+    _, div = replay_browser(demo, str(ORIGINAL), backend)
     assert div is None, f"the original departs from its own recording in lock-step: {div}"
 
 
