@@ -32,25 +32,38 @@
  * Whatever the adapter does inside the page's loop is guarded: an error there is kept in
  * health().errors and never breaks the page.
  *
- * A record is RECORD_SIZE float64: update index (since the runner was built), event (0..15 = update
- * with that key mask, 16 + mask = reset() with mask held, -1 = no update), flags
- * (1 fallen, 2 gameEnded, 4 jumpLanded, 8 jumped, 16 pause, 32 firstClick), scoreTime,
- * score, wall time (ms, performance.now()), then 12 x 6 body state (x, y, angle, vx, vy,
- * omega) in the order of PARTS.
+ * The parts, joints, key bits, event codes, record layout and flag bits come from the
+ * harness's spec (sim_env/spec.json), given to the page as window.__QWOP_SPEC__ before this
+ * script runs. A record is RECORD_SIZE float64: the spec's record_header fields (update index
+ * since the runner was built; event: a key mask for an update, reset_base + mask for reset()
+ * with mask held, -1 for no update; flags; scoreTime; score; wall time in ms,
+ * performance.now()), then every part's state_columns (x, y, angle, vx, vy, omega) in the
+ * order of the spec's parts.
  */
 (() => {
   "use strict";
   if (window.__qwopAdapter) return;
-  const VERSION = "2.0.0";
-  const PARTS = ["torso", "head", "leftArm", "leftCalf", "leftFoot", "leftForearm", "leftThigh",
-                 "rightArm", "rightCalf", "rightFoot", "rightForearm", "rightThigh"];
-  const JOINTS = ["neck", "leftShoulder", "rightShoulder", "leftElbow", "rightElbow", "leftHip", "rightHip",
-                  "leftKnee", "rightKnee", "leftAnkle", "rightAnkle"];
+  const VERSION = "2.1.0";
+  const SPEC = window.__QWOP_SPEC__;
+  if (!SPEC) throw new Error("QWOP adapter: window.__QWOP_SPEC__ is missing (inject sim_env.spec.for_page() first)");
+  const PARTS = SPEC.parts;
+  const JOINTS = SPEC.joints;
+  if (SPEC.state_columns.join() !== "x,y,angle,vx,vy,omega") throw new Error("QWOP adapter: unknown state columns");
+  // The game object's property for each flag of the spec (the reference's object model).
+  const FLAG_PROPERTY = { fallen: "fallen", game_ended: "gameEnded", jump_landed: "jumpLanded", jumped: "jumped",
+                          pause: "pause", first_click: "firstClick" };
+  const FLAGS = Object.keys(SPEC.flags).map((k) => [FLAG_PROPERTY[k], SPEC.flags[k]]);
+  const KEYS = Object.keys(SPEC.keys).map((k) => [k + "Down", SPEC.keys[k]]);  // QDown .. PDown
+  const RESET_BASE = SPEC.events.reset_base;
+  const DT = 1 / SPEC.updates_per_second;
+  const FIELD = {};
+  SPEC.record_header.forEach((name, i) => { FIELD[name] = i; });
   // Every property of the game object the adapter relies on (the reference's object model).
   const REQUIRED = ["update", "reset", "QDown", "WDown", "ODown", "PDown", "scoreTime", "score", "fallen",
                     "gameEnded", "jumped", "jumpLanded", "pause", "firstClick", "doneLoading"];
-  const HEADER = 6;
-  const RECORD_SIZE = HEADER + PARTS.length * 6;
+  const HEADER = SPEC.record_header.length;
+  const NCOL = SPEC.state_columns.length;
+  const RECORD_SIZE = HEADER + PARTS.length * NCOL;
   const cfg = Object.assign({ mode: "lockstep", ringCapacity: 1 << 16 }, window.__QWOP_ADAPTER_CONFIG__ || {});
 
   let game = null;
@@ -101,21 +114,24 @@
   }
 
   function maskOf(g) {
-    return (g.QDown ? 1 : 0) | (g.WDown ? 2 : 0) | (g.ODown ? 4 : 0) | (g.PDown ? 8 : 0);
+    let m = 0;
+    for (let i = 0; i < KEYS.length; i++) if (g[KEYS[i][0]]) m |= KEYS[i][1];
+    return m;
   }
 
   function flagsOf(g) {
-    return (g.fallen ? 1 : 0) | (g.gameEnded ? 2 : 0) | (g.jumpLanded ? 4 : 0) | (g.jumped ? 8 : 0) |
-           (g.pause ? 16 : 0) | (g.firstClick ? 32 : 0);
+    let f = 0;
+    for (let i = 0; i < FLAGS.length; i++) if (g[FLAGS[i][0]]) f |= FLAGS[i][1];
+    return f;
   }
 
   function writeRecord(out, off, event) {
-    out[off] = updateIndex;
-    out[off + 1] = event;
-    out[off + 2] = flagsOf(game);
-    out[off + 3] = game.scoreTime;
-    out[off + 4] = game.score;
-    out[off + 5] = performance.now();
+    out[off + FIELD.update_index] = updateIndex;
+    out[off + FIELD.event] = event;
+    out[off + FIELD.flags] = flagsOf(game);
+    out[off + FIELD.score_time] = game.scoreTime;
+    out[off + FIELD.score] = game.score;
+    out[off + FIELD.wall_ms] = performance.now();
     let o = off + HEADER;
     for (let i = 0; i < PARTS.length; i++) {
       const b = body(PARTS[i]);
@@ -123,7 +139,7 @@
       const v = b.getLinearVelocity();
       out[o] = p.x; out[o + 1] = p.y; out[o + 2] = b.getAngle();
       out[o + 3] = v.x; out[o + 4] = v.y; out[o + 5] = b.m_angularVelocity;
-      o += 6;
+      o += NCOL;
     }
   }
 
@@ -136,8 +152,7 @@
   }
 
   function setKeys(mask) {
-    game.QDown = !!(mask & 1); game.WDown = !!(mask & 2);
-    game.ODown = !!(mask & 4); game.PDown = !!(mask & 8);
+    for (let i = 0; i < KEYS.length; i++) game[KEYS[i][0]] = !!(mask & KEYS[i][1]);
   }
 
   function capture(g) {
@@ -150,7 +165,7 @@
       if (!runnerReady()) { preRunnerUpdates++; return origUpdate.call(this, dt); }
       if (initial === null) guarded(() => { const s = new Float64Array(RECORD_SIZE); writeRecord(s, 0, -1); initial = s; });
       const mask = maskOf(this);
-      const event = resetDepth > 0 ? 16 + mask : mask;
+      const event = resetDepth > 0 ? RESET_BASE + mask : mask;
       const r = origUpdate.call(this, dt);
       updateIndex++;
       if (!inside) {
@@ -276,7 +291,7 @@
       try {
         for (let t = 0; t < n; t++) {
           setKeys(masks[t]);
-          game.update(1 / 30);
+          game.update(DT);
           writeRecord(out, t * RECORD_SIZE, masks[t]);
           done++;
           if (stopOnEnd && game.gameEnded) break;
@@ -290,7 +305,7 @@
       const out = new Float64Array(RECORD_SIZE);
       inside++;
       try { game.reset(); } finally { inside--; }
-      writeRecord(out, 0, 16 + mask);
+      writeRecord(out, 0, RESET_BASE + mask);
       return { records: out };
     },
     state() {

@@ -28,16 +28,26 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from browser_env.game import FLAG_ENDED, FLAG_FIRST_CLICK, HEADER, BrowserGame
+from browser_env.game import BrowserGame
 from sim_env.env_config import EnvConfig
 from sim_env.observation import OBS_SIZE, observe
 from sim_env.rewards import REWARD_TERMS, reward_terms
+from sim_env.spec import (
+    FLAG_ENDED,
+    FLAG_FIRST_CLICK,
+    HEADER,
+    REC_EVENT,
+    REC_FLAGS,
+    REC_UPDATE,
+    RESET_EVENT_BASE,
+    UPDATES_PER_SECOND,
+)
 
 
 class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
     """QWOP in a browser (the original, or the stand-in in tests)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 30}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": UPDATES_PER_SECOND}
 
     def __init__(
         self,
@@ -121,7 +131,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
                 rec = g.drain()  # the intro screen's updates belong to the session: keep them
                 if len(rec):
                     self.episode_records.append(rec)
-                if len(rec) and int(rec[-1, 2]) & FLAG_FIRST_CLICK:
+                if len(rec) and int(rec[-1, REC_FLAGS]) & FLAG_FIRST_CLICK:
                     g.observe(rec[-1])
                     break
                 if time.monotonic() > deadline:
@@ -173,11 +183,11 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         while with_mask < self.config.frame_skip:
             for r in g.drain():
                 got.append(r)
-                if landed < 0 and int(r[1]) % 16 == mask:
-                    landed = int(r[0])
+                if landed < 0 and int(r[REC_EVENT]) % RESET_EVENT_BASE == mask:
+                    landed = int(r[REC_UPDATE])
                 if landed >= 0:
                     with_mask += 1
-                if int(r[2]) & FLAG_ENDED:
+                if int(r[REC_FLAGS]) & FLAG_ENDED:
                     with_mask = self.config.frame_skip
             if with_mask >= self.config.frame_skip:
                 break

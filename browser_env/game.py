@@ -30,12 +30,26 @@ from browser_env.channel import ChannelError, DirectChannel
 from browser_env.drivers import Driver, make_driver
 from browser_env.errors import GameLoadError
 from browser_env.server import HOST_NAME, GameServer
+from sim_env.spec import (
+    CLICK_EVENT,
+    FLAG_ENDED,
+    FLAG_FALLEN,
+    FLAG_LANDED,
+    HEADER,
+    KEYS,
+    PARTS,
+    REC_FLAGS,
+    REC_SCORE,
+    REC_SCORE_TIME,
+    REC_UPDATE,
+    RECORD_SIZE,
+    RESET_EVENT_BASE,
+    STATE_COLUMNS,
+    UNITS_PER_METRE,
+    for_page,
+)
 
-CLICK_EVENT = 32
-HEADER = 6
-RECORD_SIZE = HEADER + 72
-FLAG_FALLEN, FLAG_ENDED, FLAG_LANDED, FLAG_JUMPED, FLAG_PAUSE, FLAG_FIRST_CLICK = 1, 2, 4, 8, 16, 32
-KEY_NAMES = (("q", 1), ("w", 2), ("o", 4), ("p", 8))
+KEY_NAMES = tuple((name.lower(), bit) for name, bit in KEYS.items())
 
 
 def decode_records(payload: dict[str, Any]) -> np.ndarray:
@@ -50,14 +64,14 @@ RECORD_CALLS = frozenset({"run", "reset", "state", "initial", "drain"})
 
 def records_to_trace(records: np.ndarray) -> dict[str, np.ndarray]:
     """Trace-shaped dict (like sim_env.replay's) from adapter records."""
-    flags = records[:, 2].astype(np.int64)
+    flags = records[:, REC_FLAGS].astype(np.int64)
     return {
-        "state": records[:, HEADER:].reshape(-1, 12, 6).copy(),
+        "state": records[:, HEADER:].reshape(-1, len(PARTS), len(STATE_COLUMNS)).copy(),
         "fallen": ((flags & FLAG_FALLEN) != 0).astype(np.int8),
         "game_ended": ((flags & FLAG_ENDED) != 0).astype(np.int8),
         "jump_landed": ((flags & FLAG_LANDED) != 0).astype(np.int8),
-        "score_time": records[:, 3].copy(),
-        "score": records[:, 4].copy(),
+        "score_time": records[:, REC_SCORE_TIME].copy(),
+        "score": records[:, REC_SCORE].copy(),
     }
 
 
@@ -119,6 +133,7 @@ class BrowserGame:
             self._driver = make_driver(backend, headless=headless, executable_path=browser_path)
             config = {"mode": mode, "channel": self._channel.url if self._channel else None}
             self._driver.add_init_script(f"window.__QWOP_ADAPTER_CONFIG__ = {json.dumps(config)};")
+            self._driver.add_init_script(for_page())
             self._driver.add_init_script(read_adapter_file("qwop_adapter.js"))
         except Exception:
             self.close()
@@ -262,7 +277,7 @@ class BrowserGame:
         mask = _check_mask(keys)
         self._need_page()
         self._last = self.records("reset", mask)[0]
-        self.history.append(16 + mask)
+        self.history.append(RESET_EVENT_BASE + mask)
 
     def replay(self, keys: Any) -> dict[str, np.ndarray]:
         """In a fresh page from the traces' initial state: run the keys until they end or the
@@ -296,7 +311,7 @@ class BrowserGame:
         i = 0
         while i < len(ev):
             j = i
-            while j < len(ev) and ev[j] < 16:
+            while j < len(ev) and ev[j] < RESET_EVENT_BASE:
                 j += 1
             if j > i:
                 rows.append(self.run(ev[i:j]))
@@ -304,7 +319,7 @@ class BrowserGame:
                 if ev[j] == CLICK_EVENT:
                     self.click()
                 else:
-                    self.reset(int(ev[j]) - 16)
+                    self.reset(int(ev[j]) - RESET_EVENT_BASE)
                 rows.append(self._last[None, :].copy())
                 j += 1
             i = j
@@ -321,12 +336,12 @@ class BrowserGame:
 
     def initial_state(self) -> np.ndarray:
         """(12, 6): the state at page load, just before the first update with the runner built."""
-        return self.records("initial")[0][HEADER:].reshape(12, 6).copy()
+        return self.records("initial")[0][HEADER:].reshape(len(PARTS), len(STATE_COLUMNS)).copy()
 
     def initial_score_time(self) -> float:
         """The game time the page had counted at load (the page counts from before its runner
         exists; the click zeroes it)."""
-        return float(self.records("initial")[0][3])
+        return float(self.records("initial")[0][REC_SCORE_TIME])
 
     def observe(self, record: np.ndarray) -> None:
         """Take ``record`` (from :meth:`drain`) as the current state, without asking the page."""
@@ -344,10 +359,10 @@ class BrowserGame:
 
     def body_state(self) -> np.ndarray:
         """(12, 6) float64 after the last update, like ``sim_env.QwopSim.body_state``."""
-        return self._record()[HEADER:].reshape(12, 6).copy()
+        return self._record()[HEADER:].reshape(len(PARTS), len(STATE_COLUMNS)).copy()
 
     def _flag(self, bit: int) -> bool:
-        return bool(int(self._record()[2]) & bit)
+        return bool(int(self._record()[REC_FLAGS]) & bit)
 
     @property
     def fallen(self) -> bool:
@@ -363,19 +378,19 @@ class BrowserGame:
 
     @property
     def score_time(self) -> float:
-        return float(self._record()[3])
+        return float(self._record()[REC_SCORE_TIME])
 
     @property
     def score(self) -> float:
-        return float(self._record()[4])
+        return float(self._record()[REC_SCORE])
 
     @property
     def distance_m(self) -> float:
-        return float(self._record()[HEADER]) / 10.0
+        return float(self._record()[HEADER]) / UNITS_PER_METRE
 
     @property
     def updates(self) -> int:
-        return int(self._record()[0])
+        return int(self._record()[REC_UPDATE])
 
     # ------------------------------------------------------------------ real input
     def press(self, mask: int, held: int = 0) -> int:

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from sim_env.spec import CLICK_EVENT, RESET_EVENT_BASE
 from sim_env.usage import UserInputError
 
 FORMAT_VERSION = 1
-CLICK_EVENT = 32
 REQUIRED = {
     "events": (np.int8, 1),
     "initial": (np.float64, 2),
@@ -45,6 +45,17 @@ REQUIRED = {
 # its runner existed (the click zeroes it; only the intro screen's times depend on it).
 OPTIONAL = {"initial_score_time": (np.float64, 0)}
 PER_ROW = ("fallen", "game_ended", "jump_landed", "score_time", "score", "keys", "wall_time", "update_index", "episode")
+
+
+def is_reset(events: Any) -> Any:
+    """Whether session events (an int or an array) are R released: RESET_EVENT_BASE + mask."""
+    return (events >= RESET_EVENT_BASE) & (events < RESET_EVENT_BASE + 16)
+
+
+def episode_starts(events: np.ndarray) -> list[int]:
+    """Rows where an episode starts: the click to begin and every R (whose update is the
+    episode's first)."""
+    return [i for i, e in enumerate(np.asarray(events)) if e == CLICK_EVENT or is_reset(int(e))]
 
 
 class DemoFormatError(UserInputError):
@@ -161,9 +172,12 @@ def validate_arrays(a: dict[str, np.ndarray], where: str = "demo") -> None:
         if len(a[k]) != t:
             raise DemoFormatError(f"{where}: '{k}' has {len(a[k])} rows but there are {t} events")
     ev = a["events"]
-    bad = np.flatnonzero((ev < 0) | ((ev > 31) & (ev != CLICK_EVENT)))
+    last_reset = RESET_EVENT_BASE + 15
+    bad = np.flatnonzero((ev < 0) | ((ev > last_reset) & (ev != CLICK_EVENT)))
     if bad.size:
-        raise DemoFormatError(f"{where}: events[{bad[0]}] = {ev[bad[0]]} is not an event (0..31 or {CLICK_EVENT})")
+        raise DemoFormatError(
+            f"{where}: events[{bad[0]}] = {ev[bad[0]]} is not an event (0..{last_reset} or {CLICK_EVENT})"
+        )
     if (ev == CLICK_EVENT).sum() > 1:
         raise DemoFormatError(f"{where}: more than one click event")
     for k in ("fallen", "game_ended", "jump_landed", "episode_partial"):

@@ -20,8 +20,26 @@ from typing import Any
 import numpy as np
 
 from adapter_js import ADAPTER_VERSION
-from browser_env.game import FLAG_ENDED, FLAG_FALLEN, FLAG_FIRST_CLICK, FLAG_LANDED, HEADER, BrowserGame
-from demos.format import CLICK_EVENT, now_iso, save_demo
+from browser_env.game import BrowserGame
+from demos.format import episode_starts, is_reset, now_iso, save_demo
+from sim_env.spec import (
+    CLICK_EVENT,
+    FLAG_ENDED,
+    FLAG_FALLEN,
+    FLAG_FIRST_CLICK,
+    FLAG_LANDED,
+    HEADER,
+    PARTS,
+    REC_EVENT,
+    REC_FLAGS,
+    REC_SCORE,
+    REC_SCORE_TIME,
+    REC_UPDATE,
+    REC_WALL_MS,
+    RECORD_SIZE,
+    RESET_EVENT_BASE,
+    STATE_COLUMNS,
+)
 
 
 def sha256(path: Path) -> str:
@@ -30,6 +48,9 @@ def sha256(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+NUM_PARTS, NUM_COLUMNS = len(PARTS), len(STATE_COLUMNS)
 
 
 def session_arrays(
@@ -42,19 +63,22 @@ def session_arrays(
     prev_state = initial
     prev_flags, prev_score = 0, 0.0
     for r in records:
-        flags = int(r[2])
+        flags = int(r[REC_FLAGS])
         if not clicked and flags & FLAG_FIRST_CLICK:
             rows.append((CLICK_EVENT, prev_state, prev_flags | FLAG_FIRST_CLICK, 0.0, prev_score, -1, np.nan, -1))
             clicked = True
-        event = int(r[1])
-        state = r[HEADER:].reshape(12, 6)
-        rows.append((event, state, flags, float(r[3]), float(r[4]), event % 16, float(r[5]), int(r[0])))
-        prev_state, prev_flags, prev_score = state, flags, float(r[4])
+        event = int(r[REC_EVENT])
+        state = r[HEADER:].reshape(NUM_PARTS, NUM_COLUMNS)
+        keys = event % RESET_EVENT_BASE
+        score = float(r[REC_SCORE])
+        wall, update = float(r[REC_WALL_MS]), int(r[REC_UPDATE])
+        rows.append((event, state, flags, float(r[REC_SCORE_TIME]), score, keys, wall, update))
+        prev_state, prev_flags, prev_score = state, flags, score
     t = len(rows)
     events = np.array([x[0] for x in rows], dtype=np.int8)
     flags = np.array([x[2] for x in rows], dtype=np.int64)
     # Episodes: from the click, and from each reset (whose update is the episode's first).
-    starts = [i for i, e in enumerate(events) if e == CLICK_EVENT or 16 <= e < 32]
+    starts = episode_starts(events)
     ends = [*starts[1:], t] if starts else []
     episode = np.full(t, -1, dtype=np.int32)
     partial = []
@@ -64,8 +88,8 @@ def session_arrays(
         partial.append(int(closed_early and k == len(starts) - 1 and not ended))
     return {
         "events": events,
-        "initial": np.asarray(initial, dtype=np.float64).reshape(12, 6),
-        "state": np.array([x[1] for x in rows], dtype=np.float64).reshape(t, 12, 6),
+        "initial": np.asarray(initial, dtype=np.float64).reshape(NUM_PARTS, NUM_COLUMNS),
+        "state": np.array([x[1] for x in rows], dtype=np.float64).reshape(t, NUM_PARTS, NUM_COLUMNS),
         "fallen": ((flags & FLAG_FALLEN) != 0).astype(np.int8),
         "game_ended": ((flags & FLAG_ENDED) != 0).astype(np.int8),
         "jump_landed": ((flags & FLAG_LANDED) != 0).astype(np.int8),
@@ -139,7 +163,7 @@ class Recorder:
         return True
 
     def records(self) -> np.ndarray:
-        return np.concatenate(self._chunks) if self._chunks else np.zeros((0, HEADER + 72))
+        return np.concatenate(self._chunks) if self._chunks else np.zeros((0, RECORD_SIZE))
 
     def _save(self, path: Path, partial: bool, exact: bool) -> Path | None:
         rec = self.records()
@@ -175,8 +199,9 @@ class Recorder:
 
     def _status(self) -> str:
         last = self._chunks[-1][-1] if self._chunks else None
-        resets = sum(int(((c[:, 1] >= 16) & (c[:, 1] < 32)).sum()) for c in self._chunks)
-        where = f", {last[4]:.1f} m, {last[3]:.1f} s" if last is not None and int(last[2]) & FLAG_FIRST_CLICK else ""
+        resets = sum(int(is_reset(c[:, REC_EVENT]).sum()) for c in self._chunks)
+        clicked = last is not None and int(last[REC_FLAGS]) & FLAG_FIRST_CLICK
+        where = f", {last[REC_SCORE]:.1f} m, {last[REC_SCORE_TIME]:.1f} s" if clicked else ""
         return f"{resets + 1} episode(s){where}"
 
     def finish(self, partial: bool = False) -> Path | None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 import sim_env
-from demos.format import CLICK_EVENT
+from demos.format import CLICK_EVENT, episode_starts
+from sim_env.spec import RESET_EVENT_BASE
 
 
 def simulated_demo_arrays(events: np.ndarray) -> dict[str, np.ndarray]:
@@ -17,7 +18,7 @@ def simulated_demo_arrays(events: np.ndarray) -> dict[str, np.ndarray]:
     ev = np.asarray(events, dtype=np.int8)
     out = sim_env.replay_session(ev)
     t = len(ev)
-    starts = [i for i, e in enumerate(ev) if e == CLICK_EVENT or 16 <= e < 32] or [0]
+    starts = episode_starts(ev) or [0]
     ends = [*starts[1:], t]
     episode = np.full(t, -1, dtype=np.int32)
     for k, (s, e) in enumerate(zip(starts, ends, strict=True)):
@@ -32,7 +33,7 @@ def simulated_demo_arrays(events: np.ndarray) -> dict[str, np.ndarray]:
         "jump_landed": out["jump_landed"],
         "score_time": out["score_time"],
         "score": out["score"],
-        "keys": np.where(is_update, ev % 16, -1).astype(np.int8),
+        "keys": np.where(is_update, ev % RESET_EVENT_BASE, -1).astype(np.int8),
         "wall_time": np.full(t, np.nan),
         "update_index": np.where(is_update, np.cumsum(is_update), -1).astype(np.int64),
         "episode": episode,

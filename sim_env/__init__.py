@@ -6,7 +6,8 @@
     out = sim_env.replay(keys)  # a whole run, shaped like a reference trace
 
 Game constants (key bits, time step, finish distance) and the names and order of the
-runner's parts and joints come from the C++ engine, their one source of truth.
+runner's parts and joints come from the C++ engine, which takes them from ``spec.json``
+(through the generated ``cpp/spec.h``), their one source; ``sim_env.spec`` reads the same file.
 """
 
 from sim_env._core import (
@@ -36,8 +37,7 @@ from sim_env._core import (
     replay,
     replay_session,
 )
-
-STATE_COLUMNS = ("x", "y", "angle", "vx", "vy", "omega")
+from sim_env.spec import STATE_COLUMNS
 
 __all__ = [
     "CLICK_EVENT",

@@ -121,7 +121,7 @@ class QwopVecEnv(VectorEnv):
             info["final_obs"] = final_obs
             info["_final_obs"] = done.copy()
             finished = terminated & b.jump_landed.astype(bool)
-            info["distance_m"][idx] = b.final_state[idx, 0, 0] / 10.0
+            info["distance_m"][idx] = b.final_state[idx, 0, 0] / sim_env.UNITS_PER_METRE
             info["score_time"][idx] = b.final_time[idx]
             info["final_info"] = {
                 "score": np.where(done, b.final_score, 0.0),

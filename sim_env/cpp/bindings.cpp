@@ -297,7 +297,7 @@ py::dict replay(py::handle keys_obj) {
   return d;
 }
 
-constexpr int8_t kClickEvent = 32;
+using qwop::kClickEvent;
 
 py::dict replay_session(py::handle events_obj, double initial_score_time) {
   auto events = check_int8_array(events_obj, "events", kClickEvent);
@@ -317,8 +317,8 @@ py::dict replay_session(py::handle events_obj, double initial_score_time) {
     for (py::ssize_t t = 0; t < T; ++t) {
       if (e[t] == kClickEvent) {
         sim.game().click();
-      } else if (e[t] >= 16) {
-        sim.game().reset(e[t] - 16, sim.scratch());
+      } else if (e[t] >= qwop::kResetEventBase) {
+        sim.game().reset(e[t] - qwop::kResetEventBase, sim.scratch());
       } else {
         sim.game().update(e[t], sim.scratch());
       }
@@ -565,7 +565,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("KEY_O") = int(qwop::kKeyO);
   m.attr("KEY_P") = int(qwop::kKeyP);
   m.attr("UPDATE_DT") = qwop::kUpdateDt;
-  m.attr("UPDATES_PER_SECOND") = 30;
+  m.attr("UPDATES_PER_SECOND") = qwop::kUpdatesPerSecond;
   m.attr("STEP_DT") = qwop::kStepDt;
   m.attr("UNITS_PER_METRE") = qwop::kUnitsPerMetre;
   m.attr("FINISH_M") = qwop::kFinishM;

@@ -8,15 +8,6 @@
 
 namespace qwop {
 
-const char* const kPartNames[kNumParts] = {
-    "torso", "head", "leftArm", "leftCalf", "leftFoot", "leftForearm", "leftThigh",
-    "rightArm", "rightCalf", "rightFoot", "rightForearm", "rightThigh",
-};
-const char* const kJointNames[kNumJoints] = {
-    "neck", "rightShoulder", "leftShoulder", "leftHip", "rightHip", "leftElbow",
-    "rightElbow", "leftKnee", "rightKnee", "leftAnkle", "rightAnkle",
-};
-
 namespace {
 
 constexpr double kTileY = 10.74275;

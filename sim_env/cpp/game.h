@@ -6,44 +6,23 @@
 #include <cstdint>
 
 #include "engine.h"
+#include "spec.h"
 
 namespace qwop {
 
-constexpr int kNumParts = 12;
-constexpr int kNumJoints = 11;
 constexpr int kNumTiles = 3;
-constexpr int kStateColumns = 6;
-
-// Runner parts in trace order (the order of body_state rows).
-enum Part : int32_t {
-  kTorso, kHead, kLeftArm, kLeftCalf, kLeftFoot, kLeftForearm, kLeftThigh,
-  kRightArm, kRightCalf, kRightFoot, kRightForearm, kRightThigh,
-};
-
-// Runner joints in the order of the detail traces (creation order).
-enum JointId : int32_t {
-  kNeck, kRightShoulder, kLeftShoulder, kLeftHip, kRightHip, kLeftElbow, kRightElbow,
-  kLeftKnee, kRightKnee, kLeftAnkle, kRightAnkle,
-};
-
-enum KeyBits : int32_t { kKeyQ = 1, kKeyW = 2, kKeyO = 4, kKeyP = 8 };
 
 // Game constants (README of the reference): one update is 1/30 s of game time and one
-// physics step of 0.04; 10 physics units are one metre; the finish is at 100 m.
-constexpr double kUpdateDt = 1.0 / 30.0;
+// physics step of 0.04; the parts, joints, keys, units and rates are in spec.h.
+constexpr double kUpdateDt = 1.0 / kUpdatesPerSecond;
 constexpr double kStepDt = 0.04;
 constexpr int kVelocityIterations = 5;
 constexpr int kPositionIterations = 5;
-constexpr double kUnitsPerMetre = 10.0;
-constexpr double kFinishM = 100.0;
-constexpr double kHurdleM = 50.0;
 constexpr double kTrackTopY = 9.14275;  // top surface of the floor tiles
 
 // userData codes for the engine bodies (runner parts use their Part value).
 enum UserData : int32_t { kUserTrack = 100, kUserHurdleBase = 101, kUserHurdleTop = 102, kUserBlock = 103, kUserGround = -1 };
 
-extern const char* const kPartNames[kNumParts];
-extern const char* const kJointNames[kNumJoints];
 
 struct GameFlags {
   bool fallen, gameEnded, jumped, jumpLanded, pause, firstClick;
