@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.algorithms import ALGORITHMS
 from sim_env.usage import OneLineParser, UserInputError, nonnegative_int, one_line, positive_float, positive_int
 
 PRETRAINED = Path(__file__).resolve().parent / "models" / "qwop_ppo.zip"
@@ -92,7 +93,8 @@ def _train(args: argparse.Namespace) -> int:
         return 0
     _check_demo_files(cfg.imitation.pretrain, "--pretrain")
     _check_demo_files(cfg.imitation.inject, "--inject")
-    from agents.evaluate import check_model_file, format_report, gif_of_keys
+    from agents.evaluate import format_report, gif_of_keys
+    from agents.model_files import check_model_file
     from agents.train import summarize, train
 
     resume = str(check_model_file(args.resume)) if args.resume else None
@@ -107,13 +109,13 @@ def _train(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     from agents.evaluate import (
-        check_model_file,
         evaluate_browser,
         evaluate_sim,
         format_report,
         gif_of_keys,
         save_browser_recording,
     )
+    from agents.model_files import check_model_file
 
     model = str(check_model_file(args.model or PRETRAINED))
     noise = 0 if args.no_noise else args.start_noise
@@ -158,7 +160,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from agents.evaluate import check_model_file
+    from agents.model_files import check_model_file
     from agents.search import save_keys_as_demo, search
 
     model = str(check_model_file(args.model or PRETRAINED))
@@ -180,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="qwop", description="QWOP reinforcement-learning harness")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     p = sub.add_parser("train", help="train an agent on the batched simulator")
-    p.add_argument("--algo", choices=["ppo", "dqn", "qrdqn", "a2c"])
+    p.add_argument("--algo", choices=list(ALGORITHMS))
     p.add_argument("--config", help="TOML config (see --print-config for every parameter)")
     p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", help="override one parameter")
     p.add_argument("--minutes", type=positive_float, help="wall-clock budget (instead of run.total_timesteps)")

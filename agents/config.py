@@ -12,9 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from agents.algorithms import algorithm
 from sim_env.usage import UserInputError
-
-ALGOS = ("ppo", "a2c", "dqn", "qrdqn")
 
 
 @dataclass
@@ -95,8 +94,7 @@ class TrainConfig:
         return asdict(self)
 
     def validate(self) -> None:
-        if self.algo.name not in ALGOS:
-            raise UserInputError(f"unknown algorithm {self.algo.name!r}; choose one of {ALGOS}")
+        algo = algorithm(self.algo.name)
         if self.policy.activation not in ("relu", "tanh"):
             raise UserInputError(f"policy.activation must be relu or tanh, got {self.policy.activation!r}")
         for where, value, low in (
@@ -110,7 +108,7 @@ class TrainConfig:
         ):
             if value < low:
                 raise UserInputError(f"{where} must be at least {low}, got {value}")
-        if self.imitation.inject and self.algo.name not in ("dqn", "qrdqn"):
+        if self.imitation.inject and not algo.off_policy:
             raise UserInputError(
                 "imitation.inject (replay-buffer injection) needs dqn or qrdqn; use pretrain for ppo/a2c"
             )

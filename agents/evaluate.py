@@ -10,8 +10,6 @@ start is the same run. Evaluation episodes therefore start with a few random upd
 
 from __future__ import annotations
 
-import json
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,49 +17,9 @@ from typing import Any
 import numpy as np
 
 import sim_env
-from sim_env.usage import UserInputError, one_line
+from agents.model_files import load_model
+from sim_env.usage import UserInputError
 from sim_env.vec_env import QwopVecEnv
-
-
-def check_model_file(path: str | Path) -> Path:
-    """The model file a user named (``.zip`` may be left off), or a one-line error saying why not."""
-    from agents.train import model_sidecar
-
-    p = Path(path)
-    if not p.is_file() and p.suffix != ".zip" and p.with_name(p.name + ".zip").is_file():
-        p = p.with_name(p.name + ".zip")
-    if not p.is_file():
-        raise UserInputError(f"model not found: {path} (qwop train writes runs/NAME/final.zip and checkpoints)")
-    if not zipfile.is_zipfile(p):
-        raise UserInputError(f"{p} is not a model saved by qwop train (not a .zip archive); is the file damaged?")
-    if not model_sidecar(p).is_file():
-        raise UserInputError(
-            f"{model_sidecar(p)} is missing: it records the env options {p.name} was trained with "
-            "(qwop train writes it beside every model and checkpoint)"
-        )
-    return p
-
-
-def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
-    """An SB3 model and the env options it was trained with (from its .qwop.json)."""
-    from agents.train import algo_class, model_sidecar
-
-    p = check_model_file(path)
-    side = model_sidecar(p)
-    try:
-        info = json.loads(side.read_text())
-        cls = algo_class(info["algo"])
-        env = info["env"]
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise UserInputError(f"{side} is damaged ({one_line(exc)}); it comes from qwop train beside the model") from exc
-    try:
-        model = cls.load(str(p), device="cpu")
-    except Exception as exc:  # SB3 raises many kinds for a damaged or foreign archive
-        raise UserInputError(
-            f"{p} could not be loaded as a {info['algo']} model ({one_line(exc)[:200]}); is the file damaged?"
-        ) from exc
-    info["env"] = env
-    return model, info
 
 
 def _rank(finished: bool, time_s: float, score: float) -> tuple[bool, float]:

@@ -18,7 +18,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.config import load_config
 from agents.evaluate import evaluate_sim, format_report
-from agents.train import build_model, save_model
+from agents.model_files import save_model
+from agents.train import build_model
 
 
 class Marks(BaseCallback):

@@ -16,29 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from stable_baselines3 import A2C, DQN, PPO
+from stable_baselines3 import A2C, PPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 
+from agents.algorithms import algo_class, algorithm
 from agents.config import TrainConfig, to_toml
+from agents.model_files import save_model, write_sidecar
 from sim_env.sb3 import make_sb3_vec
 from sim_env.usage import UserInputError
-
-
-def algo_class(name: str) -> type[BaseAlgorithm]:
-    if name == "ppo":
-        return PPO
-    if name == "a2c":
-        return A2C
-    if name == "dqn":
-        return DQN
-    if name == "qrdqn":
-        try:
-            from sb3_contrib import QRDQN
-        except ImportError as exc:
-            raise RuntimeError("qrdqn needs sb3-contrib: pip install sb3-contrib") from exc
-        return QRDQN
-    raise ValueError(f"unknown algorithm {name!r}")
 
 
 def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> BaseAlgorithm:
@@ -134,22 +120,6 @@ class StopAfterMinutes(BaseCallback):
             self._bar.close()
 
 
-def model_sidecar(path: Path) -> Path:
-    return path.with_name(path.name.removesuffix(".zip") + ".qwop.json")
-
-
-def write_sidecar(path: Path, cfg: TrainConfig, num_timesteps: int) -> None:
-    """The env options a model needs at evaluation, beside its .zip."""
-    side = {"algo": cfg.algo.name, "env": cfg.env_options(), "num_timesteps": int(num_timesteps)}
-    model_sidecar(path).write_text(json.dumps(side, indent=2))
-
-
-def save_model(model: BaseAlgorithm, path: Path, cfg: TrainConfig) -> Path:
-    model.save(str(path))
-    write_sidecar(path, cfg, model.num_timesteps)
-    return path
-
-
 class SidecarCheckpoint(CheckpointCallback):
     """Checkpoints that also write the env options beside each model file."""
 
@@ -239,7 +209,7 @@ def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> 
                 cfg,
                 save_freq=max(1, cfg.run.checkpoint_every // cfg.env.num_envs),
                 save_path=str(run_dir / "checkpoints"),
-                save_replay_buffer=cfg.algo.name in ("dqn", "qrdqn"),
+                save_replay_buffer=algorithm(cfg.algo.name).off_policy,
             )
         )
     if cfg.run.minutes > 0:
@@ -302,4 +272,4 @@ def summarize(summary: dict[str, Any]) -> str:
     )
 
 
-__all__ = ["StopAfterMinutes", "algo_class", "build_model", "save_model", "summarize", "train"]
+__all__ = ["StopAfterMinutes", "build_model", "summarize", "train"]

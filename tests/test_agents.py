@@ -306,3 +306,21 @@ def test_best_episode_prefers_finished_runs() -> None:
     ]
     assert best_episode(eps)[0] is eps[2]
     assert best_episode([eps[0], eps[3]])[0] is eps[0]
+
+
+def test_one_algorithm_table_and_no_import_cycle() -> None:
+    import ast
+
+    from agents.algorithms import ALGORITHMS
+    from agents.cli import build_parser
+
+    root = Path(__file__).resolve().parent.parent / "agents"
+    imported = {
+        node.module
+        for node in ast.walk(ast.parse((root / "evaluate.py").read_text()))
+        if isinstance(node, ast.ImportFrom)
+    }
+    assert "agents.train" not in imported  # train uses evaluation; evaluation does not use training
+    train_parser = build_parser()._subparsers._group_actions[0].choices["train"]
+    algo_choices = next(a.choices for a in train_parser._actions if a.dest == "algo")
+    assert list(algo_choices) == list(ALGORITHMS)

@@ -1,0 +1,66 @@
+"""Model files: an SB3 ``.zip`` and, beside it, its ``.qwop.json`` sidecar (the algorithm and
+the env options the model was trained with, which evaluation needs to rebuild its env)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from agents.algorithms import algo_class
+from agents.config import TrainConfig
+from sim_env.usage import UserInputError, one_line
+
+
+def model_sidecar(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(".zip") + ".qwop.json")
+
+
+def write_sidecar(path: Path, cfg: TrainConfig, num_timesteps: int) -> None:
+    """The env options a model needs at evaluation, beside its .zip."""
+    side = {"algo": cfg.algo.name, "env": cfg.env_options(), "num_timesteps": int(num_timesteps)}
+    model_sidecar(path).write_text(json.dumps(side, indent=2))
+
+
+def save_model(model: Any, path: Path, cfg: TrainConfig) -> Path:
+    model.save(str(path))
+    write_sidecar(path, cfg, model.num_timesteps)
+    return path
+
+
+def check_model_file(path: str | Path) -> Path:
+    """The model file a user named (``.zip`` may be left off), or a one-line error saying why not."""
+    p = Path(path)
+    if not p.is_file() and p.suffix != ".zip" and p.with_name(p.name + ".zip").is_file():
+        p = p.with_name(p.name + ".zip")
+    if not p.is_file():
+        raise UserInputError(f"model not found: {path} (qwop train writes runs/NAME/final.zip and checkpoints)")
+    if not zipfile.is_zipfile(p):
+        raise UserInputError(f"{p} is not a model saved by qwop train (not a .zip archive); is the file damaged?")
+    if not model_sidecar(p).is_file():
+        raise UserInputError(
+            f"{model_sidecar(p)} is missing: it records the env options {p.name} was trained with "
+            "(qwop train writes it beside every model and checkpoint)"
+        )
+    return p
+
+
+def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
+    """An SB3 model and the env options it was trained with (from its .qwop.json)."""
+    p = check_model_file(path)
+    side = model_sidecar(p)
+    try:
+        info = json.loads(side.read_text())
+        cls = algo_class(info["algo"])
+        env = info["env"]
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise UserInputError(f"{side} is damaged ({one_line(exc)}); it comes from qwop train beside the model") from exc
+    try:
+        model = cls.load(str(p), device="cpu")
+    except Exception as exc:  # SB3 raises many kinds for a damaged or foreign archive
+        raise UserInputError(
+            f"{p} could not be loaded as a {info['algo']} model ({one_line(exc)[:200]}); is the file damaged?"
+        ) from exc
+    info["env"] = env
+    return model, info
