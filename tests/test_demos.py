@@ -145,8 +145,10 @@ def _standin(tmp_path: Path) -> Path:
     return build_standin(tmp_path / "game")
 
 
-def _play(rec, script: list[tuple[str, int, float]]) -> None:
-    """Press keys through Playwright's keyboard while the recorder polls."""
+def play_script(rec, script: list[tuple[str, int, float]]) -> None:
+    """Press keys through the browser's input pipeline while the recorder polls: each step is
+    (action, key mask, seconds to keep polling after it): "keys" holds the mask, "tap" taps
+    R, "click" clicks the canvas, "wait" does nothing."""
     held = 0
     for action, arg, seconds in script:
         if action == "keys":
@@ -179,7 +181,7 @@ def test_recording_saves_exactly_what_the_game_saw(tmp_path: Path) -> None:
 
     game = _standin(tmp_path)
     rec = Recorder(game, tmp_path / "demos" / "alice.npz", player="alice", headless=True, autosave_s=0.5)
-    _play(rec, SCRIPT)
+    play_script(rec, SCRIPT)
     rec.game.driver.evaluate("() => window.__qwopAdapter.hold(true)")  # freeze the page, then compare
     rec.poll()
     log = rec.game.driver.evaluate("() => window.__standinDebug().log")
@@ -215,7 +217,7 @@ def test_browser_closed_mid_episode_keeps_everything(tmp_path: Path) -> None:
     out.parent.mkdir(parents=True)
     out.write_bytes(b"an earlier recording")  # must not be touched
     rec = Recorder(game, out, player="bob", headless=True, autosave_s=0.3)
-    _play(rec, SCRIPT[:4])
+    play_script(rec, SCRIPT[:4])
     assert rec.autosave_path.exists()
     seen = rec.updates
     rec.game.driver.close()  # the person closes the browser

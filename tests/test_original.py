@@ -23,6 +23,7 @@ from browser_env.errors import GameFolderError, GameLoadError
 from browser_env.game import BrowserGame
 from browser_env.server import default_game_folder, find_game_files
 from tests.conftest import RUN_TRACES, SESSION_TRACES
+from tests.test_demos import play_script
 
 pytestmark = pytest.mark.original
 
@@ -137,7 +138,6 @@ def test_recording_with_real_keys_replays_bit_for_bit(tmp_path: Path, backend: s
     from demos.replay import replay_browser, replay_sim
 
     rec = Recorder(ORIGINAL, tmp_path / "alice.npz", player="alice", backend=backend, headless=True, autosave_s=1.0)
-    held = 0
     script = [
         ("wait", 0, 0.5),
         ("click", 0, 0.3),
@@ -149,17 +149,7 @@ def test_recording_with_real_keys_replays_bit_for_bit(tmp_path: Path, backend: s
         ("keys", 10, 0.5),
         ("keys", 0, 0.3),
     ]
-    for action, arg, seconds in script:
-        if action == "keys":
-            held = rec.game.press(arg, held)
-        elif action == "tap":
-            rec.game.tap("r")
-        elif action == "click":
-            rec.game.click_canvas()
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            rec.poll()
-            time.sleep(0.02)
+    play_script(rec, script)
     path = rec.finish()
     demo = load_demo(path)
     ev = demo.events

@@ -10,6 +10,12 @@
 // is trivially copyable (snapshot = memcpy) and needs no heap. Linked lists (bodies,
 // joints, contacts, edges) are kept exactly as the original keeps them (prepend order),
 // because list order decides island order, solver order and contact order.
+//
+// One concept per file: shape.cpp (boxes, AABBs, mass), world.cpp (bodies, fixtures,
+// joint and body lifecycle), broad_phase.cpp (dynamic tree, pairs), contact_manager.cpp
+// (contacts and their manifold pool), collision.cpp (box-box manifolds), contact_solver.cpp
+// (velocity and position solver), revolute_joint.cpp, world_step.cpp (step, islands,
+// sleep); engine_util.h holds the small helpers they share.
 #pragma once
 
 #include <cstdint>

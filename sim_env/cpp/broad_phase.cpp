@@ -1,0 +1,217 @@
+// The broad phase: the dynamic AABB tree with node reuse, proxies, the move buffer and
+// new-pair discovery in node-id order (ENGINE.md section 7).
+#include "engine.h"
+#include "engine_util.h"
+
+namespace qwop {
+
+// ---------------------------------------------------------------- dynamic tree (section 7)
+
+int32_t World::allocate_node() {
+  DynamicTree& t = tree;
+  if (t.freeList != kNull) {
+    const int32_t n = t.freeList;
+    t.freeList = t.nodes[n].parent;
+    t.nodes[n].parent = kNull;
+    t.nodes[n].child1 = kNull;
+    t.nodes[n].child2 = kNull;
+    return n;
+  }
+  if (t.nodeCount >= kMaxNodes) {
+    overflow = true;
+    return 0;
+  }
+  const int32_t n = t.nodeCount++;
+  TreeNode& node = t.nodes[n];
+  node.aabb = AABB{{0, 0}, {0, 0}};
+  node.userData = kNull;
+  node.parent = node.child1 = node.child2 = kNull;
+  return n;
+}
+
+void World::free_node(int32_t n) {
+  tree.nodes[n].parent = tree.freeList;
+  tree.freeList = n;
+}
+
+void World::insert_leaf(int32_t leaf) {
+  DynamicTree& t = tree;
+  TreeNode* N = t.nodes;
+  if (t.root == kNull) {
+    t.root = leaf;
+    N[leaf].parent = kNull;
+    return;
+  }
+  const double centerX = (N[leaf].aabb.lower.x + N[leaf].aabb.upper.x) / 2;
+  const double centerY = (N[leaf].aabb.lower.y + N[leaf].aabb.upper.y) / 2;
+  int32_t sibling = t.root;
+  while (!N[sibling].is_leaf()) {
+    const int32_t c1 = N[sibling].child1;
+    const int32_t c2 = N[sibling].child2;
+    const double norm1 = std::fabs((N[c1].aabb.lower.x + N[c1].aabb.upper.x) / 2 - centerX) +
+                         std::fabs((N[c1].aabb.lower.y + N[c1].aabb.upper.y) / 2 - centerY);
+    const double norm2 = std::fabs((N[c2].aabb.lower.x + N[c2].aabb.upper.x) / 2 - centerX) +
+                         std::fabs((N[c2].aabb.lower.y + N[c2].aabb.upper.y) / 2 - centerY);
+    sibling = norm1 < norm2 ? c1 : c2;
+  }
+  int32_t node1 = N[sibling].parent;
+  int32_t node2 = allocate_node();
+  N = t.nodes;
+  N[node2].parent = node1;
+  N[node2].userData = kNull;
+  aabb_combine(N[node2].aabb, N[leaf].aabb, N[sibling].aabb);
+  if (node1 != kNull) {
+    if (N[N[sibling].parent].child1 == sibling) {
+      N[node1].child1 = node2;
+    } else {
+      N[node1].child2 = node2;
+    }
+    N[node2].child1 = sibling;
+    N[node2].child2 = leaf;
+    N[sibling].parent = node2;
+    N[leaf].parent = node2;
+    do {
+      if (aabb_contains(N[node1].aabb, N[node2].aabb)) break;
+      aabb_combine(N[node1].aabb, N[N[node1].child1].aabb, N[N[node1].child2].aabb);
+      node2 = node1;
+      node1 = N[node1].parent;
+    } while (node1 != kNull);
+  } else {
+    N[node2].child1 = sibling;
+    N[node2].child2 = leaf;
+    N[sibling].parent = node2;
+    N[leaf].parent = node2;
+    t.root = node2;
+  }
+}
+
+void World::remove_leaf(int32_t leaf) {
+  DynamicTree& t = tree;
+  TreeNode* N = t.nodes;
+  if (leaf == t.root) {
+    t.root = kNull;
+    return;
+  }
+  const int32_t node2 = N[leaf].parent;
+  int32_t node1 = N[node2].parent;
+  const int32_t sibling = N[node2].child1 == leaf ? N[node2].child2 : N[node2].child1;
+  if (node1 != kNull) {
+    if (N[node1].child1 == node2) {
+      N[node1].child1 = sibling;
+    } else {
+      N[node1].child2 = sibling;
+    }
+    N[sibling].parent = node1;
+    free_node(node2);
+    while (node1 != kNull) {
+      const AABB oldAABB = N[node1].aabb;
+      aabb_combine(N[node1].aabb, N[N[node1].child1].aabb, N[N[node1].child2].aabb);
+      if (aabb_contains(oldAABB, N[node1].aabb)) break;
+      node1 = N[node1].parent;
+    }
+  } else {
+    t.root = sibling;
+    N[sibling].parent = kNull;
+    free_node(node2);
+  }
+}
+
+int32_t World::create_proxy(const AABB& aabb, int32_t userData) {
+  const int32_t n = allocate_node();
+  TreeNode& node = tree.nodes[n];
+  node.aabb.lower.x = aabb.lower.x - settings::kAabbExtension;
+  node.aabb.lower.y = aabb.lower.y - settings::kAabbExtension;
+  node.aabb.upper.x = aabb.upper.x + settings::kAabbExtension;
+  node.aabb.upper.y = aabb.upper.y + settings::kAabbExtension;
+  node.userData = userData;
+  insert_leaf(n);
+  buffer_move(n);
+  return n;
+}
+
+void World::destroy_proxy(int32_t proxy) {
+  unbuffer_move(proxy);
+  remove_leaf(proxy);
+  free_node(proxy);
+}
+
+void World::move_proxy(int32_t proxy, const AABB& aabb, Vec2 d) {
+  TreeNode& node = tree.nodes[proxy];
+  if (aabb_contains(node.aabb, aabb)) return;
+  remove_leaf(proxy);
+  const double extendX = settings::kAabbExtension + settings::kAabbMultiplier * (d.x > 0 ? d.x : -d.x);
+  const double extendY = settings::kAabbExtension + settings::kAabbMultiplier * (d.y > 0 ? d.y : -d.y);
+  node.aabb.lower.x = aabb.lower.x - extendX;
+  node.aabb.lower.y = aabb.lower.y - extendY;
+  node.aabb.upper.x = aabb.upper.x + extendX;
+  node.aabb.upper.y = aabb.upper.y + extendY;
+  insert_leaf(proxy);
+  buffer_move(proxy);
+}
+
+void World::buffer_move(int32_t proxy) {
+  if (moveCount >= kMaxMoveBuffer) {
+    overflow = true;
+    return;
+  }
+  moveBuffer[moveCount++] = proxy;
+}
+
+void World::unbuffer_move(int32_t proxy) {
+  for (int32_t i = 0; i < moveCount; ++i) {
+    if (moveBuffer[i] == proxy) {
+      for (int32_t k = i + 1; k < moveCount; ++k) moveBuffer[k - 1] = moveBuffer[k];
+      --moveCount;
+      return;
+    }
+  }
+}
+
+// Broad-phase pairing with the original's rule: proxy A is the node with the lower id.
+void World::find_new_contacts(StepScratch* scratch) {
+  Pair local[kMaxPairs];
+  Pair* pairs = scratch ? scratch->pairs : local;
+  int32_t pairCount = 0;
+  int32_t stack[kMaxNodes];
+  for (int32_t m = 0; m < moveCount; ++m) {
+    const int32_t queryProxy = moveBuffer[m];
+    const AABB fat = tree.nodes[queryProxy].aabb;
+    if (tree.root == kNull) continue;
+    int32_t count = 0;
+    stack[count++] = tree.root;
+    while (count > 0) {
+      const int32_t n = stack[--count];
+      const TreeNode& node = tree.nodes[n];
+      if (!aabb_overlap(node.aabb, fat)) continue;
+      if (node.is_leaf()) {
+        if (n == queryProxy) continue;
+        if (pairCount >= kMaxPairs) {
+          overflow = true;
+          continue;
+        }
+        Pair& p = pairs[pairCount++];
+        p.proxyA = n < queryProxy ? n : queryProxy;
+        p.proxyB = n < queryProxy ? queryProxy : n;
+      } else {
+        if (count + 2 > kMaxNodes) {
+          overflow = true;
+          continue;
+        }
+        stack[count++] = node.child1;
+        stack[count++] = node.child2;
+      }
+    }
+  }
+  moveCount = 0;
+  for (int32_t i = 0; i < pairCount;) {
+    const Pair primary = pairs[i];
+    add_pair(tree.nodes[primary.proxyA].userData, tree.nodes[primary.proxyB].userData);
+    ++i;
+    while (i < pairCount) {
+      if (pairs[i].proxyA != primary.proxyA || pairs[i].proxyB != primary.proxyB) break;
+      ++i;
+    }
+  }
+}
+
+}  // namespace qwop

@@ -1,0 +1,92 @@
+// Small helpers shared by the engine's files: JavaScript's Math.min/max, Box2D's scalar
+// helpers, AABB tests, the cached body rotation and the transform synchronisation.
+// Internal to the engine (each file gets its own inline copies).
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine.h"
+
+namespace qwop {
+namespace {
+
+
+constexpr double kMaxValue = std::numeric_limits<double>::max();
+
+// JavaScript Math.min / Math.max (used only by AABB combine).
+inline double js_min(double a, double b) {
+  if (a < b) return a;
+  if (b < a) return b;
+  if (a != a || b != b) return std::numeric_limits<double>::quiet_NaN();
+  return std::signbit(a) ? a : b;
+}
+inline double js_max(double a, double b) {
+  if (a > b) return a;
+  if (b > a) return b;
+  if (a != a || b != b) return std::numeric_limits<double>::quiet_NaN();
+  return std::signbit(a) ? b : a;
+}
+// B2Math helpers (section 2).
+inline double b2min(double a, double b) { return b > a ? a : b; }
+inline double b2max(double a, double b) { return a > b ? a : b; }
+inline double b2clamp(double a, double lo, double hi) { return lo > a ? lo : (a > hi ? hi : a); }
+inline double b2abs(double a) { return a > 0 ? a : -a; }
+
+inline bool same_bits(double a, double b) {
+  uint64_t x, y;
+  std::memcpy(&x, &a, 8);
+  std::memcpy(&y, &b, 8);
+  return x == y;
+}
+
+// Sets b.xf.R = R(angle), reusing the stored rotation when the angle is bit-identical.
+inline void set_body_rotation(Body& b, double angle) {
+  if (same_bits(angle, b.xfAngle)) return;
+  b.xf.R.set_angle(angle);
+  b.xfAngle = angle;
+}
+
+inline void aabb_combine(AABB& out, const AABB& a, const AABB& b) {
+  out.lower.x = js_min(a.lower.x, b.lower.x);
+  out.lower.y = js_min(a.lower.y, b.lower.y);
+  out.upper.x = js_max(a.upper.x, b.upper.x);
+  out.upper.y = js_max(a.upper.y, b.upper.y);
+}
+inline bool aabb_overlap(const AABB& a, const AABB& other) {
+  const double d1x = other.lower.x - a.upper.x;
+  const double d1y = other.lower.y - a.upper.y;
+  const double d2x = a.lower.x - other.upper.x;
+  const double d2y = a.lower.y - other.upper.y;
+  // The original's four tests, evaluated without short-circuit branches (same result).
+  return !((d1x > 0) | (d1y > 0) | (d2x > 0) | (d2y > 0));
+}
+inline bool aabb_contains(const AABB& a, const AABB& inner) {
+  bool r = true;
+  r = r && a.lower.x <= inner.lower.x;
+  r = r && a.lower.y <= inner.lower.y;
+  r = r && inner.upper.x <= a.upper.x;
+  r = r && inner.upper.y <= a.upper.y;
+  return r;
+}
+
+// pos + (R v)
+inline Vec2 mul_x(const Transform& t, const Vec2& v) {
+  return {t.position.x + (t.R.col1.x * v.x + t.R.col2.x * v.y),
+          t.position.y + (t.R.col1.y * v.x + t.R.col2.y * v.y)};
+}
+
+
+// Section 4: a body's transform from its sweep (synchronizeTransform).
+inline void sync_transform(World& w, int32_t bi) {
+  Body& b = w.bodies[bi];
+  set_body_rotation(b, b.sweep.a);
+  const Mat22& R = b.xf.R;
+  const Vec2& lc = b.sweep.localCenter;
+  b.xf.position.x = b.sweep.c.x - (R.col1.x * lc.x + R.col2.x * lc.y);
+  b.xf.position.y = b.sweep.c.y - (R.col1.y * lc.x + R.col2.y * lc.y);
+}
+
+}  // namespace
+}  // namespace qwop

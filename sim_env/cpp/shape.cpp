@@ -1,0 +1,69 @@
+// Polygon shapes: boxes, their AABBs and mass data (ENGINE.md section 13).
+#include "engine.h"
+#include "engine_util.h"
+
+namespace qwop {
+
+void PolygonShape::set_as_box(double hx, double hy) {
+  vertices[0] = {-hx, -hy};
+  vertices[1] = {hx, -hy};
+  vertices[2] = {hx, hy};
+  vertices[3] = {-hx, hy};
+  normals[0] = {0.0, -1.0};
+  normals[1] = {1.0, 0.0};
+  normals[2] = {0.0, 1.0};
+  normals[3] = {-1.0, 0.0};
+  centroid = {0.0, 0.0};
+  radius = settings::kLinearSlop;
+}
+
+void PolygonShape::compute_aabb(AABB& out, const Transform& xf) const {
+  const Mat22& R = xf.R;
+  double lowerX = xf.position.x + (R.col1.x * vertices[0].x + R.col2.x * vertices[0].y);
+  double lowerY = xf.position.y + (R.col1.y * vertices[0].x + R.col2.y * vertices[0].y);
+  double upperX = lowerX;
+  double upperY = lowerY;
+  for (int i = 1; i < 4; ++i) {
+    const double vX = xf.position.x + (R.col1.x * vertices[i].x + R.col2.x * vertices[i].y);
+    const double vY = xf.position.y + (R.col1.y * vertices[i].x + R.col2.y * vertices[i].y);
+    lowerX = lowerX < vX ? lowerX : vX;
+    lowerY = lowerY < vY ? lowerY : vY;
+    upperX = upperX > vX ? upperX : vX;
+    upperY = upperY > vY ? upperY : vY;
+  }
+  out.lower.x = lowerX - radius;
+  out.lower.y = lowerY - radius;
+  out.upper.x = upperX + radius;
+  out.upper.y = upperY + radius;
+}
+
+void PolygonShape::compute_mass(double density, double& mass, Vec2& center, double& inertia) const {
+  double cx = 0.0, cy = 0.0, area = 0.0, I = 0.0;
+  const double p1X = 0.0, p1Y = 0.0;
+  const double k_inv3 = 0.3333333333333333;
+  for (int i = 0; i < 4; ++i) {
+    const Vec2 p2 = vertices[i];
+    const Vec2 p3 = i + 1 < 4 ? vertices[i + 1] : vertices[0];
+    const double e1X = p2.x - p1X;
+    const double e1Y = p2.y - p1Y;
+    const double e2X = p3.x - p1X;
+    const double e2Y = p3.y - p1Y;
+    const double D = e1X * e2Y - e1Y * e2X;
+    const double triangleArea = 0.5 * D;
+    area += triangleArea;
+    cx += triangleArea * k_inv3 * (p1X + p2.x + p3.x);
+    cy += triangleArea * k_inv3 * (p1Y + p2.y + p3.y);
+    const double px = p1X, py = p1Y;
+    const double ex1 = e1X, ey1 = e1Y, ex2 = e2X, ey2 = e2Y;
+    const double intx2 = k_inv3 * (0.25 * (ex1 * ex1 + ex2 * ex1 + ex2 * ex2) + (px * ex1 + px * ex2)) + 0.5 * px * px;
+    const double inty2 = k_inv3 * (0.25 * (ey1 * ey1 + ey2 * ey1 + ey2 * ey2) + (py * ey1 + py * ey2)) + 0.5 * py * py;
+    I += D * (intx2 + inty2);
+  }
+  mass = density * area;
+  cx *= 1.0 / area;
+  cy *= 1.0 / area;
+  center = {cx, cy};
+  inertia = density * I;
+}
+
+}  // namespace qwop

@@ -1,0 +1,188 @@
+// One world step: contact updates, island building, the island solver (integration,
+// contact and joint velocity iterations, position correction) and sleeping
+// (ENGINE.md sections 3, 4 and 5).
+#include "engine.h"
+#include "engine_util.h"
+#include "contact_solver.h"
+
+namespace qwop {
+
+// ---------------------------------------------------------------- step (sections 3, 4, 5)
+
+void World::step(double dt, int32_t velocityIterations, int32_t positionIterations,
+                 ContactListener* listener, StepScratch& scratch) {
+  if (flags & kWorldNewFixture) {
+    find_new_contacts(&scratch);
+    flags &= ~kWorldNewFixture;
+  }
+  flags |= kWorldLocked;
+  TimeStep step;
+  step.dt = dt;
+  step.velocityIterations = velocityIterations;
+  step.positionIterations = positionIterations;
+  step.inv_dt = dt > 0.0 ? 1.0 / dt : 0.0;
+  step.dtRatio = inv_dt0 * dt;
+  step.warmStarting = warmStarting;
+  collide(listener);
+  if (step.dt > 0.0) solve(step, scratch);
+  if (step.dt > 0.0) inv_dt0 = step.inv_dt;
+  flags &= ~kWorldLocked;
+}
+
+void World::solve(const TimeStep& step, StepScratch& s) {
+  for (int32_t b = bodyList; b != kNull; b = bodies[b].next) bodies[b].flags &= ~kBodyIsland;
+  for (int32_t c = contactList; c != kNull; c = contacts[c].next) contacts[c].flags &= ~kContactIsland;
+  for (int32_t j = jointList; j != kNull; j = joints[j].next) joints[j].islandFlag = false;
+
+  for (int32_t seed = bodyList; seed != kNull; seed = bodies[seed].next) {
+    Body& sb = bodies[seed];
+    if (sb.flags & kBodyIsland) continue;
+    if ((sb.flags & kBodyAwake) == 0 || (sb.flags & kBodyActive) == 0) continue;
+    if (sb.type == kStaticBody) continue;
+    s.bodyCount = s.contactCount = s.jointCount = 0;
+    int32_t stackCount = 0;
+    s.stack[stackCount++] = seed;
+    sb.flags |= kBodyIsland;
+    while (stackCount > 0) {
+      const int32_t bi = s.stack[--stackCount];
+      Body& b = bodies[bi];
+      b.islandIndex = s.bodyCount;
+      s.bodies[s.bodyCount++] = bi;
+      if ((b.flags & kBodyAwake) == 0) set_awake(bi, true);
+      if (b.type == kStaticBody) continue;
+      for (int32_t e = b.contactList; e != kNull; e = contact_edge(e).next) {
+        Contact& c = contacts[e >> 1];
+        if (c.flags & kContactIsland) continue;
+        if ((c.flags & kContactSensor) || (c.flags & kContactEnabled) == 0 ||
+            (c.flags & kContactTouching) == 0) {
+          continue;
+        }
+        s.contacts[s.contactCount++] = e >> 1;
+        c.flags |= kContactIsland;
+        const int32_t other = contact_edge(e).other;
+        if (bodies[other].flags & kBodyIsland) continue;
+        s.stack[stackCount++] = other;
+        bodies[other].flags |= kBodyIsland;
+      }
+      for (int32_t e = b.jointList; e != kNull; e = joint_edge(e).next) {
+        RevoluteJoint& j = joints[e >> 1];
+        if (j.islandFlag) continue;
+        const int32_t other = joint_edge(e).other;
+        if ((bodies[other].flags & kBodyActive) == 0) continue;
+        s.joints[s.jointCount++] = e >> 1;
+        j.islandFlag = true;
+        if (bodies[other].flags & kBodyIsland) continue;
+        s.stack[stackCount++] = other;
+        bodies[other].flags |= kBodyIsland;
+      }
+    }
+    solve_island(step, s);
+    for (int32_t i = 0; i < s.bodyCount; ++i) {
+      Body& b = bodies[s.bodies[i]];
+      if (b.type == kStaticBody) b.flags &= ~kBodyIsland;
+    }
+  }
+
+  for (int32_t b = bodyList; b != kNull; b = bodies[b].next) {
+    const Body& body = bodies[b];
+    if ((body.flags & kBodyAwake) == 0 || (body.flags & kBodyActive) == 0) continue;
+    if (body.type == kStaticBody) continue;
+    synchronize_fixtures(b);
+  }
+  find_new_contacts(&s);
+}
+
+
+void World::solve_island(const TimeStep& step, StepScratch& s) {
+  for (int32_t i = 0; i < s.bodyCount; ++i) {
+    Body& b = bodies[s.bodies[i]];
+    if (b.type != kDynamicBody) continue;
+    b.linearVelocity.x += step.dt * (gravity.x + b.invMass * b.force.x);
+    b.linearVelocity.y += step.dt * (gravity.y + b.invMass * b.force.y);
+    b.angularVelocity += step.dt * b.invI * b.torque;
+    const double ld = b2clamp(1.0 - step.dt * b.linearDamping, 0.0, 1.0);
+    b.linearVelocity.x *= ld;
+    b.linearVelocity.y *= ld;
+    b.angularVelocity *= b2clamp(1.0 - step.dt * b.angularDamping, 0.0, 1.0);
+  }
+  contact_solver_initialize(*this, s);
+  contact_solver_warm_start(*this, s, step);
+  for (int32_t i = 0; i < s.jointCount; ++i) joint_init_velocity(*this, joints[s.joints[i]], step);
+  for (int32_t it = 0; it < step.velocityIterations; ++it) {
+    for (int32_t i = 0; i < s.jointCount; ++i) joint_solve_velocity(*this, joints[s.joints[i]], step);
+    contact_solver_solve_velocity(*this, s);
+  }
+  contact_solver_finalize(*this, s);
+
+  for (int32_t i = 0; i < s.bodyCount; ++i) {
+    const int32_t bi = s.bodies[i];
+    Body& b = bodies[bi];
+    if (b.type == kStaticBody) continue;
+    const double translationX = step.dt * b.linearVelocity.x;
+    const double translationY = step.dt * b.linearVelocity.y;
+    if (translationX * translationX + translationY * translationY > settings::kMaxTranslationSquared) {
+      Vec2& v = b.linearVelocity;
+      const double length = std::sqrt(v.x * v.x + v.y * v.y);
+      if (length >= std::numeric_limits<double>::denorm_min()) {
+        const double invLength = 1.0 / length;
+        v.x *= invLength;
+        v.y *= invLength;
+      }
+      v.x *= settings::kMaxTranslation * step.inv_dt;
+      v.y *= settings::kMaxTranslation * step.inv_dt;
+    }
+    const double rotation = step.dt * b.angularVelocity;
+    if (rotation * rotation > settings::kMaxRotationSquared) {
+      if (b.angularVelocity < 0.0) {
+        b.angularVelocity = -settings::kMaxRotation * step.inv_dt;
+      } else {
+        b.angularVelocity = settings::kMaxRotation * step.inv_dt;
+      }
+    }
+    b.sweep.c0 = b.sweep.c;
+    b.sweep.a0 = b.sweep.a;
+    b.R0 = b.xf.R;
+    b.R0Angle = b.xfAngle;
+    b.sweep.c.x += step.dt * b.linearVelocity.x;
+    b.sweep.c.y += step.dt * b.linearVelocity.y;
+    b.sweep.a += step.dt * b.angularVelocity;
+    sync_transform(*this, bi);
+  }
+
+  for (int32_t it = 0; it < step.positionIterations; ++it) {
+    const bool contactsOkay = contact_solver_solve_position(*this, s, settings::kContactBaumgarte);
+    bool jointsOkay = true;
+    for (int32_t i = 0; i < s.jointCount; ++i) {
+      const bool jointOkay = joint_solve_position(*this, joints[s.joints[i]]);
+      jointsOkay = jointsOkay && jointOkay;
+    }
+    if (contactsOkay && jointsOkay) break;
+  }
+
+  if (allowSleep) {
+    double minSleepTime = kMaxValue;
+    const double linTolSqr = settings::kLinearSleepTolerance * settings::kLinearSleepTolerance;
+    const double angTolSqr = settings::kAngularSleepTolerance * settings::kAngularSleepTolerance;
+    for (int32_t i = 0; i < s.bodyCount; ++i) {
+      Body& b = bodies[s.bodies[i]];
+      if (b.type == kStaticBody) continue;
+      if ((b.flags & kBodyAllowSleep) == 0) {
+        b.sleepTime = 0.0;
+        minSleepTime = 0.0;
+      }
+      if ((b.flags & kBodyAllowSleep) == 0 || b.angularVelocity * b.angularVelocity > angTolSqr ||
+          (b.linearVelocity.x * b.linearVelocity.x + b.linearVelocity.y * b.linearVelocity.y) > linTolSqr) {
+        b.sleepTime = 0.0;
+        minSleepTime = 0.0;
+      } else {
+        b.sleepTime += step.dt;
+        minSleepTime = b2min(minSleepTime, b.sleepTime);
+      }
+    }
+    if (minSleepTime >= settings::kTimeToSleep) {
+      for (int32_t i = 0; i < s.bodyCount; ++i) set_awake(s.bodies[i], false);
+    }
+  }
+}
+
+}  // namespace qwop
