@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from agents.algorithms import algorithm
 from sim_env.usage import UserInputError
 
@@ -195,20 +197,6 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
     return cfg
 
 
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    return repr(v)
-
-
 def to_toml(cfg: TrainConfig) -> str:
-    lines = []
-    for section, values in cfg.to_dict().items():
-        lines.append(f"[{section}]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in values.items()]
-        lines.append("")
-    return "\n".join(lines)
+    """The whole configuration as TOML (what ``--print-config`` prints and a run folder keeps)."""
+    return tomli_w.dumps(cfg.to_dict())

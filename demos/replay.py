@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -36,22 +34,6 @@ def replay_browser(
     return out, first_divergence(demo.trace(), out)
 
 
-def _ffmpeg() -> str:
-    """An ffmpeg executable: the one imageio-ffmpeg ships (a pip package), else the system's."""
-    try:
-        import imageio_ffmpeg
-
-        return imageio_ffmpeg.get_ffmpeg_exe()
-    except (ImportError, RuntimeError):
-        exe = shutil.which("ffmpeg")
-        if exe is None:
-            raise UserInputError(
-                "writing MP4 needs ffmpeg: .venv/bin/pip install imageio-ffmpeg (the train extra has it), "
-                "or write a .gif"
-            ) from None
-        return exe
-
-
 def write_video(demo: Demo, path: str | Path, fps: int = 30, every: int = 2) -> Path:
     """Draw the recorded states (what the original did) to a GIF or an MP4 at the game's pace,
     showing progress while drawing."""
@@ -70,32 +52,20 @@ def write_video(demo: Demo, path: str | Path, fps: int = 30, every: int = 2) -> 
         labels = [f"{a['score'][i]:.1f} m   {a['score_time'][i]:.1f} s" for i in rows]
         save_gif(list(frames), str(path), fps=fps / every, labels=labels)
         return path
-    cmd = [
-        _ffmpeg(),
-        "-y",
-        "-loglevel",
-        "error",
-        "-f",
-        "rawvideo",
-        "-pix_fmt",
-        "rgb24",
-        "-s",
-        f"{WIDTH}x{HEIGHT}",
-        "-r",
-        f"{fps / every:g}",
-        "-i",
-        "-",
-        "-pix_fmt",
-        "yuv420p",
-        str(path),
-    ]
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
-    assert proc.stdin is not None
-    for frame in frames:
-        proc.stdin.write(frame.tobytes())
-    proc.stdin.close()
-    if proc.wait() != 0:
-        raise RuntimeError(f"ffmpeg failed writing {path}")
+    try:
+        import imageio_ffmpeg
+    except ImportError:
+        raise UserInputError(
+            "writing MP4 needs imageio-ffmpeg: .venv/bin/pip install imageio-ffmpeg (the train extra has it), "
+            "or write a .gif"
+        ) from None
+    writer = imageio_ffmpeg.write_frames(str(path), (WIDTH, HEIGHT), fps=fps / every, macro_block_size=1)
+    writer.send(None)  # start ffmpeg
+    try:
+        for frame in frames:
+            writer.send(frame)
+    finally:
+        writer.close()
     return path
 
 

@@ -7,17 +7,17 @@
 Follows SB3's conventions: ``step_wait`` returns (obs, rewards, dones, infos) with one
 info dict per env; an env that finished has ``terminal_observation`` and
 ``TimeLimit.truncated`` in its info and its returned observation is already the first of
-the next episode. Episode statistics are in ``info["episode"]`` (``r``, ``l``, ``t``) like
-SB3's Monitor, so ``ep_rew_mean`` shows in the logs without a wrapper.
+the next episode. ``make_sb3_vec`` wraps it in SB3's own ``VecMonitor``, which puts episode
+statistics in ``info["episode"]`` (``r``, ``l``, ``t``), so ``ep_rew_mean`` shows in the logs.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from stable_baselines3.common.vec_env import VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from sim_env.vec_env import QwopVecEnv
@@ -30,16 +30,11 @@ class QwopSB3VecEnv(VecEnv):
         self.vec = vec
         super().__init__(vec.num_envs, vec.single_observation_space, vec.single_action_space)
         self._actions: np.ndarray | None = None
-        self._ep_return = np.zeros(vec.num_envs)
-        self._ep_len = np.zeros(vec.num_envs, dtype=np.int64)
-        self._t0 = time.time()
         self._seed: int | None = None
 
     def reset(self) -> VecEnvObs:
         obs, _ = self.vec.reset(seed=self._seed)
         self._seed = None
-        self._ep_return[:] = 0
-        self._ep_len[:] = 0
         return obs
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
@@ -54,8 +49,6 @@ class QwopSB3VecEnv(VecEnv):
         obs, reward, terminated, truncated, info = self.vec.step(self._actions)
         self._actions = None
         dones = terminated | truncated
-        self._ep_return += reward
-        self._ep_len += 1
         infos: list[dict[str, Any]] = []
         terms = info["reward_terms"]
         for i in range(self.num_envs):
@@ -66,13 +59,6 @@ class QwopSB3VecEnv(VecEnv):
                 fi = info["final_info"]
                 d["final_score"] = float(fi["score"][i])
                 d["finished"] = bool(fi["finished"][i])
-                d["episode"] = {
-                    "r": float(self._ep_return[i]),
-                    "l": int(self._ep_len[i]),
-                    "t": round(time.time() - self._t0, 6),
-                }
-                self._ep_return[i] = 0
-                self._ep_len[i] = 0
             infos.append(d)
         return obs, reward.astype(np.float32), dones, infos
 
@@ -95,6 +81,6 @@ class QwopSB3VecEnv(VecEnv):
         return [None] * self.num_envs
 
 
-def make_sb3_vec(num_envs: int, num_threads: int | None = None, **options: Any) -> QwopSB3VecEnv:
-    """An SB3 VecEnv of ``num_envs`` simulated games."""
-    return QwopSB3VecEnv(QwopVecEnv(num_envs, num_threads, **options))
+def make_sb3_vec(num_envs: int, num_threads: int | None = None, **options: Any) -> VecMonitor:
+    """An SB3 VecEnv of ``num_envs`` simulated games, with SB3's episode monitor."""
+    return VecMonitor(QwopSB3VecEnv(QwopVecEnv(num_envs, num_threads, **options)))
