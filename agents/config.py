@@ -20,9 +20,14 @@ from sim_env.usage import UserInputError
 
 @dataclass
 class EnvSection:
+    """The env's options (every field of ``sim_env.env_config.EnvConfig``, which defines and
+    validates them; a test keeps the two in step) with training's own defaults, then how the
+    training batch is stepped."""
+
     action_set: str = "distinct"  # full | distinct | article
-    frame_skip: int = 4  # game updates per action (30 updates = 1 s)
+    frame_skip: int = 4  # game updates per action (30 updates = 1 s); the env's own default is 1
     reward: str = "progress"  # progress | speed | shaped
+    reward_weights: dict[str, float] = field(default_factory=dict)  # per-term weight overrides
     time_limit: float = 120.0  # game seconds per training episode
     frame_stack: int = 1
     start_noise_updates: int = 0
@@ -122,15 +127,10 @@ class TrainConfig:
             raise UserInputError(f"[env]: {exc}") from exc
 
     def env_options(self) -> dict[str, Any]:
-        e = self.env
-        return {
-            "action_set": e.action_set,
-            "frame_skip": e.frame_skip,
-            "reward": e.reward,
-            "time_limit": e.time_limit,
-            "frame_stack": e.frame_stack,
-            "start_noise_updates": e.start_noise_updates,
-        }
+        """The options of the training env, exactly the fields of ``EnvConfig``."""
+        from sim_env.env_config import EnvConfig
+
+        return {f.name: getattr(self.env, f.name) for f in fields(EnvConfig)}
 
 
 def _apply(section: Any, values: dict[str, Any], where: str) -> None:
@@ -153,6 +153,8 @@ def _apply(section: Any, values: dict[str, Any], where: str) -> None:
             value = float(value)
         elif isinstance(current, list) and not isinstance(value, list):
             raise UserInputError(f"{where}.{key} must be a list, got {value!r}")
+        elif isinstance(current, dict) and not isinstance(value, dict):
+            raise UserInputError(f"{where}.{key} must be a table, got {value!r}")
         elif isinstance(current, str) and not isinstance(value, str):
             raise UserInputError(f"{where}.{key} must be a string, got {value!r}")
         setattr(section, key, value)

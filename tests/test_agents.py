@@ -324,3 +324,17 @@ def test_one_algorithm_table_and_no_import_cycle() -> None:
     train_parser = build_parser()._subparsers._group_actions[0].choices["train"]
     algo_choices = next(a.choices for a in train_parser._actions if a.dest == "algo")
     assert list(algo_choices) == list(ALGORITHMS)
+
+
+def test_env_section_carries_every_env_option(tmp_path: Path) -> None:
+    from dataclasses import fields
+
+    from sim_env.env_config import EnvConfig
+
+    cfg = load_config(None, ["env.reward_weights={ time = -0.5 }", "env.frame_skip=2"])
+    opts = cfg.env_options()
+    assert set(opts) == {f.name for f in fields(EnvConfig)}
+    assert opts["reward_weights"] == {"time": -0.5} and opts["frame_skip"] == 2
+    assert EnvConfig(**opts).weights[1] == -0.5  # reaches the env, no longer dropped
+    with pytest.raises(ValueError, match="must be a table"):
+        load_config(None, ["env.reward_weights=3"])
