@@ -250,14 +250,14 @@ def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
     frames = [render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x)]
     labels = ["0.0 m   0.0 s"]
     keys = np.asarray(keys, dtype=np.int8)
+    keys = keys[: len(sim_env.replay(keys)["state"])]  # up to the game's end
+    last = len(keys) - 1
     for t, k in enumerate(tqdm(keys, desc=f"drawing {Path(path).name}", unit=" updates", dynamic_ncols=True)):
         sim.update(int(k))
-        if t % every == 0 or sim.game_ended:
+        if t % every == 0 or t == last:
             frames.append(render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x))
             end = "   finished!" if sim.jump_landed else ("   fell" if sim.fallen else "")
             labels.append(f"{sim.score:.1f} m   {sim.score_time:.1f} s{end}")
-        if sim.game_ended:
-            break
     save_gif(frames, str(path), fps=30 / every, labels=labels)
     return Path(path)
 
