@@ -127,6 +127,8 @@ class Recorder:
         self.poll_s = poll_s
         self.game = BrowserGame(game, backend=backend, headless=headless, mode="realtime")
         self._chunks: list[np.ndarray] = []
+        self._updates = 0  # records drained so far
+        self._resets = 0  # R presses so far (for the progress line)
         self._closed = False
         self._last_save = time.monotonic()
         files = self.game.game_files
@@ -144,7 +146,7 @@ class Recorder:
 
     @property
     def updates(self) -> int:
-        return int(sum(len(c) for c in self._chunks))
+        return self._updates
 
     def poll(self) -> bool:
         """Drain new updates; returns False once the browser is gone."""
@@ -157,6 +159,8 @@ class Recorder:
             return False
         if len(rec):
             self._chunks.append(rec)
+            self._updates += len(rec)
+            self._resets += int(is_reset(rec[:, REC_EVENT]).sum())
         if time.monotonic() - self._last_save >= self.autosave_s:
             self._save(self.autosave_path, partial=True, exact=True)
             self._last_save = time.monotonic()
@@ -199,10 +203,9 @@ class Recorder:
 
     def _status(self) -> str:
         last = self._chunks[-1][-1] if self._chunks else None
-        resets = sum(int(is_reset(c[:, REC_EVENT]).sum()) for c in self._chunks)
         clicked = last is not None and int(last[REC_FLAGS]) & FLAG_FIRST_CLICK
         where = f", {last[REC_SCORE]:.1f} m, {last[REC_SCORE_TIME]:.1f} s" if clicked else ""
-        return f"{resets + 1} episode(s){where}"
+        return f"{self._resets + 1} episode(s){where}"
 
     def finish(self, partial: bool = False) -> Path | None:
         """Save the session under a fresh name (never replacing a file) and close."""
