@@ -111,7 +111,12 @@ class DirectChannel:
         return f"ws://127.0.0.1:{self._listener.getsockname()[1]}/{self._token}"
 
     def wait_connected(self, timeout_s: float) -> bool:
-        """After a page load: accept the page's new connection (closing the older one)."""
+        """After a page load: accept the page's new connection. The older one belonged to the
+        page that was replaced, so it is closed first; without a new one, calls go through the
+        driver (``connected`` is false)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
         deadline = time.monotonic() + timeout_s
         newest: _Connection | None = None
         while True:
@@ -131,12 +136,8 @@ class DirectChannel:
             if newest is not None:
                 newest.close()
             newest = conn
-        if newest is None:
-            return False
-        if self._conn is not None:
-            self._conn.close()
         self._conn = newest
-        return True
+        return newest is not None
 
     @property
     def connected(self) -> bool:
