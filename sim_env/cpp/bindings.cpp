@@ -315,13 +315,7 @@ py::dict replay_session(py::handle events_obj, double initial_score_time) {
   {
     py::gil_scoped_release release;
     for (py::ssize_t t = 0; t < T; ++t) {
-      if (e[t] == kClickEvent) {
-        sim.game().click();
-      } else if (e[t] >= qwop::kResetEventBase) {
-        sim.game().reset(e[t] - qwop::kResetEventBase, sim.scratch());
-      } else {
-        sim.game().update(e[t], sim.scratch());
-      }
+      sim.game().apply_event(e[t], sim.scratch());
       rec.record(sim.game(), t);
     }
   }

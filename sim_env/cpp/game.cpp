@@ -158,6 +158,16 @@ void Game::click() {
   scoreTime = 0.0;
 }
 
+void Game::apply_event(int32_t event, StepScratch& scratch) {
+  if (event == kClickEvent) {
+    click();
+  } else if (event >= kResetEventBase) {
+    reset(event - kResetEventBase, scratch);
+  } else {
+    update(event, scratch);
+  }
+}
+
 void Game::end_game() {
   flags.gameEnded = true;
   RevoluteJoint* J = world.joints;

@@ -54,6 +54,9 @@ struct Game {
   void update(int32_t keys, StepScratch& scratch);
   // R released while `keys` are held: the original's reset(), including its own update.
   void reset(int32_t keys, StepScratch& scratch);
+  // One session event (spec.h): a key mask is one update, kResetEventBase + mask is R
+  // released with mask held, kClickEvent is the click to begin.
+  void apply_event(int32_t event, StepScratch& scratch);
 
   const Body& part(int p) const { return world.bodies[partBody[p]]; }
   // x, y, angle, vx, vy, omega per part in trace order, into out[12*6].
