@@ -78,6 +78,15 @@ inline Vec2 mul_x(const Transform& t, const Vec2& v) {
 }
 
 
+// The first free slot of a fixed-capacity pool (bodies, joints), or kNull when it is full.
+template <class T, int32_t N>
+inline int32_t first_free_slot(const T (&pool)[N]) {
+  for (int32_t i = 0; i < N; ++i) {
+    if (!pool[i].inUse) return i;
+  }
+  return kNull;
+}
+
 // Section 4: a body's transform from its sweep (synchronizeTransform).
 inline void sync_transform(World& w, int32_t bi) {
   Body& b = w.bodies[bi];

@@ -35,13 +35,7 @@ void World::init(Vec2 g, bool sleep) {
 
 int32_t World::create_body(const BodyDef& def) {
   if (flags & kWorldLocked) return kNull;
-  int32_t idx = kNull;
-  for (int32_t i = 0; i < kMaxBodies; ++i) {
-    if (!bodies[i].inUse) {
-      idx = i;
-      break;
-    }
-  }
+  const int32_t idx = first_free_slot(bodies);
   if (idx == kNull) {
     overflow = true;
     return kNull;
@@ -243,13 +237,7 @@ void World::synchronize_fixture(int32_t bi, const Transform& xf1, const Transfor
 // ---------------------------------------------------------------- joints (section 3, 14)
 
 int32_t World::create_joint(const RevoluteJointDef& def) {
-  int32_t idx = kNull;
-  for (int32_t i = 0; i < kMaxJoints; ++i) {
-    if (!joints[i].inUse) {
-      idx = i;
-      break;
-    }
-  }
+  const int32_t idx = first_free_slot(joints);
   if (idx == kNull) {
     overflow = true;
     return kNull;
