@@ -1,8 +1,11 @@
-"""Training configuration: every parameter of ``qwop train`` with its default.
+"""Training configuration: every parameter of ``qwop train`` with its default and meaning.
 
-``agents/default_config.toml`` lists the same parameters and defaults (a test keeps them
-equal); a config file may set any subset, and ``qwop train --set section.key=value``
-overrides single values. ``qwop train --print-config`` prints the full default file.
+The env's options are the env's own ``EnvConfig`` (training changes only its default
+``frame_skip``, to 4); the other sections are defined here. A config file (TOML) may set any
+subset; ``qwop train --set section.key=value`` overrides single values; ``qwop train
+--print-config`` prints every parameter with its default and meaning, generated from these
+definitions. Files are read with ``tomllib``, checked and converted with pydantic, and
+written with ``tomli-w``.
 """
 
 from __future__ import annotations
@@ -10,88 +13,99 @@ from __future__ import annotations
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import tomli_w
+from pydantic import TypeAdapter, ValidationError
 
 from agents.algorithms import algorithm
+from sim_env.env_config import EnvConfig
 from sim_env.usage import UserInputError
+
+_STRICT: dict[str, Any] = {"extra": "forbid"}
+
+
+def _p(default: Any, help: str = "") -> Any:
+    if isinstance(default, list | dict):
+        return field(default_factory=lambda: type(default)(default), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
+def training_env() -> EnvConfig:
+    """The env options training uses by default: the env's own, at 4 updates per action."""
+    return EnvConfig(frame_skip=4)
 
 
 @dataclass
-class EnvSection:
-    """The env's options (every field of ``sim_env.env_config.EnvConfig``, which defines and
-    validates them; a test keeps the two in step) with training's own defaults, then how the
-    training batch is stepped."""
+class BatchSection:
+    """How the training envs are stepped."""
 
-    action_set: str = "distinct"  # full | distinct | article
-    frame_skip: int = 4  # game updates per action (30 updates = 1 s); the env's own default is 1
-    reward: str = "progress"  # progress | speed | shaped
-    reward_weights: dict[str, float] = field(default_factory=dict)  # per-term weight overrides
-    time_limit: float = 120.0  # game seconds per training episode
-    frame_stack: int = 1
-    start_noise_updates: int = 0
-    num_envs: int = 16
-    num_threads: int = 1  # C++ threads stepping the batch
-    vectorized: bool = True  # true: the batched C++ engine; false: SB3 DummyVecEnv of QwopSim-v0 envs
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    num_envs: int = _p(16, "envs stepped together")
+    num_threads: int = _p(1, "C++ threads stepping the batch")
+    vectorized: bool = _p(True, "true: the batched C++ engine; false: SB3 DummyVecEnv of QwopSim-v0 envs")
 
 
 @dataclass
 class AlgoSection:
-    name: str = "ppo"  # ppo | a2c | dqn | qrdqn
-    learning_rate: float = 3e-4
-    gamma: float = 0.99
-    # on-policy (ppo, a2c)
-    n_steps: int = 256  # per env and update (a2c uses 5 if left at 256)
-    batch_size: int = 1024  # ppo minibatch; dqn/qrdqn batch
-    n_epochs: int = 5  # ppo
-    ent_coef: float = 0.01
-    clip_range: float = 0.2  # ppo
-    gae_lambda: float = 0.95
-    # off-policy (dqn, qrdqn)
-    buffer_size: int = 200_000
-    learning_starts: int = 5_000
-    train_freq: int = 4
-    gradient_steps: int = 1
-    target_update_interval: int = 2_000
-    exploration_fraction: float = 0.2
-    exploration_final_eps: float = 0.05
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    name: str = _p("ppo", "ppo | a2c | dqn | qrdqn")
+    learning_rate: float = _p(3e-4)
+    gamma: float = _p(0.99)
+    n_steps: int = _p(256, "ppo, a2c: steps per env and update (a2c uses 5 if left at 256)")
+    batch_size: int = _p(1024, "ppo minibatch; dqn/qrdqn batch")
+    n_epochs: int = _p(5, "ppo")
+    ent_coef: float = _p(0.01, "ppo, a2c")
+    clip_range: float = _p(0.2, "ppo")
+    gae_lambda: float = _p(0.95, "ppo, a2c")
+    buffer_size: int = _p(200_000, "dqn, qrdqn")
+    learning_starts: int = _p(5_000, "dqn, qrdqn")
+    train_freq: int = _p(4, "dqn, qrdqn")
+    gradient_steps: int = _p(1, "dqn, qrdqn")
+    target_update_interval: int = _p(2_000, "dqn, qrdqn")
+    exploration_fraction: float = _p(0.2, "dqn, qrdqn")
+    exploration_final_eps: float = _p(0.05, "dqn, qrdqn")
 
 
 @dataclass
 class PolicySection:
-    net_arch: list[int] = field(default_factory=lambda: [256, 128])
-    activation: str = "relu"  # relu | tanh
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    net_arch: list[int] = _p([256, 128], "hidden layer sizes")
+    activation: str = _p("relu", "relu | tanh")
 
 
 @dataclass
 class RunSection:
-    total_timesteps: int = 2_000_000
-    minutes: float = 0.0  # > 0: stop after this much wall-clock time instead
-    seed: int = 0
-    out_dir: str = "runs"
-    name: str = ""  # run folder name (default: algo and time)
-    checkpoint_every: int = 100_000  # env steps between checkpoints (0 = none)
-    eval_episodes: int = 32
-    progress_bar: bool = True
-    torch_threads: int = 1
-    device: str = "cpu"
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    total_timesteps: int = _p(2_000_000)
+    minutes: float = _p(0.0, "> 0: stop after this much wall-clock time instead")
+    seed: int = _p(0)
+    out_dir: str = _p("runs")
+    name: str = _p("", "run folder name (default: algo and time)")
+    checkpoint_every: int = _p(100_000, "env steps between checkpoints (0 = none)")
+    eval_episodes: int = _p(32)
+    progress_bar: bool = _p(True)
+    torch_threads: int = _p(1)
+    device: str = _p("cpu")
 
 
 @dataclass
 class ImitationSection:
-    pretrain: list[str] = field(default_factory=list)  # demo files for behaviour cloning
-    bc_epochs: int = 10
-    bc_learning_rate: float = 1e-3
-    bc_batch_size: int = 256
-    inject: list[str] = field(default_factory=list)  # demo files injected into the replay buffer (dqn, qrdqn)
-    inject_ratio: float = 1.0  # demo transitions per new transition while injecting
-    inject_until: int = 200_000  # env steps during which demos are injected; then off
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    pretrain: list[str] = _p([], "demo files for behaviour cloning")
+    bc_epochs: int = _p(10)
+    bc_learning_rate: float = _p(1e-3)
+    bc_batch_size: int = _p(256)
+    inject: list[str] = _p([], "demo files injected into the replay buffer (dqn, qrdqn)")
+    inject_ratio: float = _p(1.0, "demo transitions per new transition while injecting")
+    inject_until: int = _p(200_000, "env steps during which demos are injected; then off")
 
 
 @dataclass
 class TrainConfig:
-    env: EnvSection = field(default_factory=EnvSection)
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    env: EnvConfig = field(default_factory=training_env)
+    batch: BatchSection = field(default_factory=BatchSection)
     algo: AlgoSection = field(default_factory=AlgoSection)
     policy: PolicySection = field(default_factory=PolicySection)
     run: RunSection = field(default_factory=RunSection)
@@ -101,12 +115,13 @@ class TrainConfig:
         return asdict(self)
 
     def validate(self) -> None:
+        """Checks across sections (each section's own values were checked on loading)."""
         algo = algorithm(self.algo.name)
         if self.policy.activation not in ("relu", "tanh"):
             raise UserInputError(f"policy.activation must be relu or tanh, got {self.policy.activation!r}")
         for where, value, low in (
-            ("env.num_envs", self.env.num_envs, 1),
-            ("env.num_threads", self.env.num_threads, 1),
+            ("batch.num_envs", self.batch.num_envs, 1),
+            ("batch.num_threads", self.batch.num_threads, 1),
             ("run.total_timesteps", self.run.total_timesteps, 1),
             ("run.eval_episodes", self.run.eval_episodes, 1),
             ("run.torch_threads", self.run.torch_threads, 1),
@@ -119,56 +134,71 @@ class TrainConfig:
             raise UserInputError(
                 "imitation.inject (replay-buffer injection) needs dqn or qrdqn; use pretrain for ppo/a2c"
             )
-        from sim_env.env_config import EnvConfig
-
-        try:
-            EnvConfig(**self.env_options())
-        except ValueError as exc:
-            raise UserInputError(f"[env]: {exc}") from exc
 
     def env_options(self) -> dict[str, Any]:
-        """The options of the training env, exactly the fields of ``EnvConfig``."""
-        from sim_env.env_config import EnvConfig
-
+        """The training env's options (keyword arguments of ``QwopSim-v0`` and ``make_vec``)."""
         return {f.name: getattr(self.env, f.name) for f in fields(EnvConfig)}
 
 
-def _apply(section: Any, values: dict[str, Any], where: str) -> None:
-    known = {f.name: f for f in fields(section)}
-    for key, value in values.items():
-        if key not in known:
-            raise UserInputError(f"{where}: unknown parameter {key!r}; known: {sorted(known)}")
-        current = getattr(section, key)
-        if isinstance(current, bool):
-            if not isinstance(value, bool):
-                raise UserInputError(f"{where}.{key} must be true or false, got {value!r}")
-        elif isinstance(current, int) and not isinstance(value, bool):
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            if not isinstance(value, int):
-                raise UserInputError(f"{where}.{key} must be an integer, got {value!r}")
-        elif isinstance(current, float):
-            if not isinstance(value, int | float) or isinstance(value, bool):
-                raise UserInputError(f"{where}.{key} must be a number, got {value!r}")
-            value = float(value)
-        elif isinstance(current, list) and not isinstance(value, list):
-            raise UserInputError(f"{where}.{key} must be a list, got {value!r}")
-        elif isinstance(current, dict) and not isinstance(value, dict):
-            raise UserInputError(f"{where}.{key} must be a table, got {value!r}")
-        elif isinstance(current, str) and not isinstance(value, str):
-            raise UserInputError(f"{where}.{key} must be a string, got {value!r}")
-        setattr(section, key, value)
+_ADAPTER = TypeAdapter(TrainConfig)
+_SECTIONS = tuple(f.name for f in fields(TrainConfig))
+_MOVED = {"num_envs": "batch", "num_threads": "batch", "vectorized": "batch"}
 
 
-def from_dict(data: dict[str, Any]) -> TrainConfig:
-    cfg = TrainConfig()
+def _one_line(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = [str(x) for x in err["loc"]]
+    if err["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+        if len(loc) == 1:
+            return f"unknown config section [{loc[0]}]; sections: {', '.join(_SECTIONS)}"
+        where, key = ".".join(loc[:-1]), loc[-1]
+        moved = f" ({key} is in [{_MOVED[key]}] now)" if where == "env" and key in _MOVED else ""
+        return f"{where}: unknown parameter {key!r}{moved}; `qwop train --print-config` lists every parameter"
+    msg = err["msg"].removeprefix("Value error, ")
+    where = ".".join(loc) or "config"
+    if err["type"] == "value_error":
+        return f"[{where}]: {msg}"
+    return f"{where}: {msg}, got {err.get('input')!r}"
+
+
+def _reject_bools(data: dict[str, Any]) -> None:
+    """A bool where a number belongs (TOML's true for a count) is an error, not 1."""
+    defaults = TrainConfig().to_dict()
+    for section, values in data.items():
+        for key, value in values.items() if isinstance(values, dict) else ():
+            default = defaults.get(section, {}).get(key)
+            if isinstance(value, bool) and default is not None and not isinstance(default, bool):
+                kind = "an integer" if isinstance(default, int) else "a number"
+                raise UserInputError(f"{section}.{key} must be {kind}, got {value!r}")
+
+
+def from_dict(data: dict[str, Any], base: TrainConfig | None = None) -> TrainConfig:
+    """``base`` (the defaults) with the given sections' values replaced, checked and converted."""
+    merged = (base or TrainConfig()).to_dict()
     for name, values in data.items():
-        if not hasattr(cfg, name) or name.startswith("_"):
-            raise UserInputError(f"unknown config section [{name}]; sections: env, algo, policy, run, imitation")
-        if not isinstance(values, dict):
+        if name in merged and not isinstance(values, dict):
             raise UserInputError(f"[{name}] must be a table")
-        _apply(getattr(cfg, name), values, name)
-    return cfg
+        if name in merged:
+            merged[name] = {**merged[name], **values}
+        else:
+            merged[name] = values
+    _reject_bools(data)
+    try:
+        return _ADAPTER.validate_python(merged)
+    except ValidationError as exc:
+        raise UserInputError(_one_line(exc)) from None
+
+
+def _parse_override(item: str) -> tuple[str, str, Any]:
+    if "=" not in item or "." not in item.split("=", 1)[0]:
+        raise UserInputError(f"override {item!r} must look like section.key=value")
+    key, raw = item.split("=", 1)
+    section, name = key.strip().split(".", 1)
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw  # a bare string
+    return section, name, value
 
 
 def load_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
@@ -182,23 +212,38 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
             data = tomllib.loads(p.read_text())
         except tomllib.TOMLDecodeError as exc:
             raise UserInputError(f"{p} is not valid TOML: {exc}") from exc
-    cfg = from_dict(data)
     for item in overrides or []:
-        if "=" not in item or "." not in item.split("=", 1)[0]:
-            raise UserInputError(f"override {item!r} must look like section.key=value")
-        key, raw = item.split("=", 1)
-        section, name = key.split(".", 1)
-        try:
-            value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = raw  # a bare string
-        if not hasattr(cfg, section):
-            raise UserInputError(f"unknown config section {section!r} in override {item!r}")
-        _apply(getattr(cfg, section), {name: value}, section)
+        section, name, value = _parse_override(item)
+        if section in data and not isinstance(data[section], dict):
+            raise UserInputError(f"[{section}] must be a table")
+        data.setdefault(section, {})[name] = value
+    cfg = from_dict(data)
     cfg.validate()
     return cfg
 
 
-def to_toml(cfg: TrainConfig) -> str:
-    """The whole configuration as TOML (what ``--print-config`` prints and a run folder keeps)."""
-    return tomli_w.dumps(cfg.to_dict())
+def _inline(value: Any) -> str:
+    """One TOML value on one line (tables inline, so that comments can follow)."""
+    if isinstance(value, dict):
+        items = ", ".join(f"{k} = {_inline(v)}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    return tomli_w.dumps({"v": value}).strip().removeprefix("v = ")
+
+
+def to_toml(cfg: TrainConfig, comments: bool = True) -> str:
+    """The whole configuration as TOML (what ``--print-config`` prints and a run folder keeps),
+    each parameter followed by its meaning."""
+    data = cfg.to_dict()
+    if not comments:
+        return tomli_w.dumps(data)
+    lines = [
+        "# Every parameter of `qwop train`. A config file may set any subset; override one value",
+        "# with `qwop train --set section.key=value`.",
+    ]
+    for section in fields(TrainConfig):
+        lines += ["", f"[{section.name}]"]
+        for f in fields(getattr(cfg, section.name)):
+            text = f"{f.name} = {_inline(data[section.name][f.name])}"
+            help_text = f.metadata.get("help", "")
+            lines.append(f"{text}  # {help_text}" if help_text else text)
+    return "\n".join(lines) + "\n"

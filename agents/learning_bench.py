@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(cfg.run.torch_threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = make_sb3_vec(cfg.env.num_envs, cfg.env.num_threads, **cfg.env_options())
+    env = make_sb3_vec(cfg.batch.num_envs, cfg.batch.num_threads, **cfg.env_options())
     env.seed(cfg.run.seed)
     model = build_model(cfg, env, None)
     marks = Marks(args.minutes, out, cfg, lambda s: print(s, flush=True))

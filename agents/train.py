@@ -137,8 +137,8 @@ class SidecarCheckpoint(CheckpointCallback):
 
 def make_env(cfg: TrainConfig) -> Any:
     """The training env: the batched engine, or SB3's DummyVecEnv of single QwopSim-v0 envs."""
-    if cfg.env.vectorized:
-        env = make_sb3_vec(cfg.env.num_envs, cfg.env.num_threads, **cfg.env_options())
+    if cfg.batch.vectorized:
+        env = make_sb3_vec(cfg.batch.num_envs, cfg.batch.num_threads, **cfg.env_options())
     else:
         import gymnasium
         from stable_baselines3.common.monitor import Monitor
@@ -147,7 +147,7 @@ def make_env(cfg: TrainConfig) -> Any:
         import sim_env  # noqa: F401 (registers QwopSim-v0)
 
         opts = cfg.env_options()
-        env = DummyVecEnv([lambda: Monitor(gymnasium.make("QwopSim-v0", **opts)) for _ in range(cfg.env.num_envs)])
+        env = DummyVecEnv([lambda: Monitor(gymnasium.make("QwopSim-v0", **opts)) for _ in range(cfg.batch.num_envs)])
     env.seed(cfg.run.seed)
     return env
 
@@ -207,7 +207,7 @@ def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> 
         callbacks.append(
             SidecarCheckpoint(
                 cfg,
-                save_freq=max(1, cfg.run.checkpoint_every // cfg.env.num_envs),
+                save_freq=max(1, cfg.run.checkpoint_every // cfg.batch.num_envs),
                 save_path=str(run_dir / "checkpoints"),
                 save_replay_buffer=algorithm(cfg.algo.name).off_policy,
             )
@@ -248,7 +248,7 @@ def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> 
     train_s = time.monotonic() - t0
     final = save_model(model, run_dir / "final.zip", cfg)
     report = evaluate_sim(
-        final, episodes=cfg.run.eval_episodes, num_threads=cfg.env.num_threads, progress=cfg.run.progress_bar
+        final, episodes=cfg.run.eval_episodes, num_threads=cfg.batch.num_threads, progress=cfg.run.progress_bar
     )
     summary = {
         "run_dir": str(run_dir),

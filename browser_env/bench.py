@@ -28,6 +28,7 @@ from browser_env.game import BrowserGame
 from browser_env.server import find_game_files
 from browser_env.standin import build_standin
 from sim_env.gaits import SHUFFLE, gait_keys
+from sim_env.spec import UPDATES_PER_SECOND
 
 
 def _warm_page(g: BrowserGame, keys: np.ndarray) -> None:
@@ -53,7 +54,7 @@ def _realtime(g: BrowserGame, seconds: float) -> tuple[float, int, int, int]:
     g.click_canvas()
     g.drain()
     rows, held = [], 0
-    phases = [(mask, n / 30.0) for mask, n in SHUFFLE]
+    phases = [(mask, n / UPDATES_PER_SECOND) for mask, n in SHUFFLE]
     t0 = time.monotonic()
     i = 0
     next_change = t0

@@ -30,8 +30,8 @@ from gymnasium import spaces
 
 from browser_env.game import BrowserGame
 from sim_env.env_config import EnvConfig
-from sim_env.observation import OBS_SIZE, observe
-from sim_env.rewards import REWARD_TERMS, reward_terms
+from sim_env.observation import OBS_SIZE
+from sim_env.rewards import REWARD_TERMS
 from sim_env.spec import (
     FLAG_ENDED,
     FLAG_FIRST_CLICK,
@@ -42,6 +42,7 @@ from sim_env.spec import (
     RESET_EVENT_BASE,
     UPDATES_PER_SECOND,
 )
+from sim_env.stepper import Advanced, Stepper
 
 
 class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
@@ -68,16 +69,15 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         self.mode = mode
         self.step_timeout_s = step_timeout_s
         self._masks = self.config.masks
-        self._weights = self.config.weights
         self.action_space = spaces.Discrete(len(self._masks))
         self.observation_space = spaces.Box(
             -np.inf, np.inf, shape=(OBS_SIZE * self.config.frame_stack,), dtype=np.float32
         )
         self.game = BrowserGame(game, backend=backend, headless=headless, mode=mode)
-        self._frames: list[np.ndarray] = []
+        self._stepper = Stepper(self.config)
         self._keys: list[int] = []
         self._held = 0
-        self._episode_updates = 0
+        self._step_extra: dict[str, Any] = {}
         self.episode_records: list[np.ndarray] = []  # every update of the episode, as adapter records
         self.episode_initial: np.ndarray | None = None  # the page's state at load, before any update
         self.episode_initial_score_time = 0.0  # the page's game time then
@@ -89,9 +89,6 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
     def episode_keys(self) -> np.ndarray:
         return np.array(self._keys, dtype=np.int8)
 
-    def _obs(self) -> np.ndarray:
-        return np.concatenate(self._frames) if self.config.frame_stack > 1 else self._frames[-1]
-
     def _info(self, terms: np.ndarray, **extra: Any) -> dict[str, Any]:
         g = self.game
         info = {
@@ -101,7 +98,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             "score_time": g.score_time,
             "fallen": g.fallen,
             "finished": g.jump_landed,
-            "episode_updates": self._episode_updates,
+            "episode_updates": self._stepper.updates,
             "updates": g.updates,
         }
         info.update(extra)
@@ -111,15 +108,14 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         super().reset(seed=seed)
         g = self.game
         self._keys = []
-        self._episode_updates = 0
         self.episode_records = []
+        noise = np.zeros(0, dtype=np.int8)
         if self.mode == "lockstep":
             g.new_page()
             noise = self.config.draw_start_noise(self.np_random)
             if noise.size:
                 self.episode_records.append(g.run(noise))
                 self._keys.extend(int(k) for k in noise)
-                self._episode_updates = noise.size
         else:
             if self._held:
                 g.press(0, self._held)
@@ -139,39 +135,31 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
                 time.sleep(0.005)
         self.episode_initial = g.initial_state()
         self.episode_initial_score_time = g.initial_score_time()
-        first = observe(g.body_state())
-        self._frames = [first] * self.config.frame_stack
-        return self._obs(), self._info(np.zeros(len(REWARD_TERMS)))
+        obs = self._stepper.begin(g.body_state(), g.score_time, noise.size)
+        return obs, self._info(np.zeros(len(REWARD_TERMS)))
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space} (action set {self.config.action_set!r})")
         mask = int(self._masks[int(action)])
+        self._step_extra = {}
+        r = self._stepper.step(mask, self)
+        return r.obs, r.reward, r.terminated, r.truncated, self._info(r.terms, **self._step_extra)
+
+    def advance(self, mask: int, updates: int) -> Advanced:
+        """The update source of the stepper: run one step's updates in the page."""
         g = self.game
-        before = g.body_state()
-        t0 = g.score_time
-        extra: dict[str, Any] = {}
         if self.mode == "lockstep":
-            n = min(self.config.frame_skip, self.config.max_updates - self._episode_updates)
-            records = g.run(np.full(max(n, 1), mask, dtype=np.int8), stop_on_end=True)
+            records = g.run(np.full(updates, mask, dtype=np.int8), stop_on_end=True)
             self._keys.extend([mask] * len(records))
-            self.episode_records.append(records)
         else:
             meant = int(g.updates) + 1  # the update right after the one observed
-            records, landed = self._realtime_step(mask)
-            extra = {"landed_update": landed, "late_updates": max(0, landed - meant), "records": records}
-            self.episode_records.append(records)
-        self._episode_updates += len(records)
-        after = g.body_state()
-        terminated = g.game_ended
-        finished = terminated and g.jump_landed
-        fell = terminated and g.fallen and not finished
-        truncated = not terminated and self._episode_updates >= self.config.max_updates
-        terms = reward_terms(before, after, g.score_time - t0, g.score_time, fell, finished)
-        self._frames = [*self._frames[1:], observe(after)]
-        return self._obs(), float(terms @ self._weights), bool(terminated), bool(truncated), self._info(terms, **extra)
+            records, landed = self._realtime_step(mask, updates)
+            self._step_extra = {"landed_update": landed, "late_updates": max(0, landed - meant), "records": records}
+        self.episode_records.append(records)
+        return Advanced(g.body_state(), g.score_time, len(records), g.game_ended, g.fallen, g.jump_landed)
 
-    def _realtime_step(self, mask: int) -> tuple[np.ndarray, int]:
+    def _realtime_step(self, mask: int, updates: int) -> tuple[np.ndarray, int]:
         g = self.game
         # Updates the page ran since the last observation still had the old keys; they are
         # part of the episode (its trace must hold every update), not of this decision.
@@ -180,7 +168,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         landed = -1
         with_mask = 0
         deadline = time.monotonic() + self.step_timeout_s
-        while with_mask < self.config.frame_skip:
+        while with_mask < updates:
             for r in g.drain():
                 got.append(r)
                 if landed < 0 and int(r[REC_EVENT]) % RESET_EVENT_BASE == mask:
@@ -188,8 +176,8 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
                 if landed >= 0:
                     with_mask += 1
                 if int(r[REC_FLAGS]) & FLAG_ENDED:
-                    with_mask = self.config.frame_skip
-            if with_mask >= self.config.frame_skip:
+                    with_mask = updates
+            if with_mask >= updates:
                 break
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the page ran no update with keys {mask} within {self.step_timeout_s} s")

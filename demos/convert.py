@@ -8,14 +8,14 @@ Each episode (from the click or a reset to the end of the game, or the end of th
 recording) is cut into steps of ``frame_skip`` updates. A step's action is the key mask of
 its first update mapped to the action with the same effect in the chosen set; steps whose
 updates did not all hold the same keys are counted in ``mixed_steps``. Observations and
-rewards use the envs' own definitions, so a demo step looks like an env step.
+rewards come from the envs' own step (``sim_env.stepper``), so a demo step is an env step.
 ``behaviour_prob`` is 1 for every action (a person's choice is taken as deterministic),
 stored for agents that weight off-policy data by it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,8 +23,9 @@ import numpy as np
 import sim_env
 from demos.format import CLICK_EVENT, Demo, load_demo
 from sim_env.actions import masks_to_actions
-from sim_env.observation import observe
-from sim_env.rewards import profile_weights, reward_terms
+from sim_env.env_config import EnvConfig
+from sim_env.spec import UPDATES_PER_SECOND
+from sim_env.stepper import Advanced, Stepper
 
 
 @dataclass
@@ -44,7 +45,33 @@ class DemoDataset:
         return len(self.actions)
 
 
-def _episode_steps(demo: Demo, k: int, frame_skip: int, frame_stack: int, action_set: str, weights: np.ndarray):
+class _Recording:
+    """An episode's recorded updates as the stepper's update source: each step takes the
+    next updates as they were played, whatever mask the step names."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], rows: np.ndarray) -> None:
+        self._a = arrays
+        self._rows = rows
+        self.at = 0
+
+    def advance(self, mask: int, updates: int) -> Advanced:
+        a, rows = self._a, self._rows[self.at : self.at + updates]
+        ended = np.flatnonzero(a["game_ended"][rows])
+        if ended.size:
+            rows = rows[: ended[0] + 1]
+        self.at += len(rows)
+        last = rows[-1]
+        return Advanced(
+            a["state"][last],
+            float(a["score_time"][last]),
+            len(rows),
+            bool(a["game_ended"][last]),
+            bool(a["fallen"][last]),
+            bool(a["jump_landed"][last]),
+        )
+
+
+def _episode_steps(demo: Demo, k: int, config: EnvConfig):
     a = demo.arrays
     rows = np.arange(*demo.episode_rows(k).indices(len(a["events"])))
     rows = rows[a["events"][rows] != CLICK_EVENT]
@@ -53,29 +80,26 @@ def _episode_steps(demo: Demo, k: int, frame_skip: int, frame_stack: int, action
     ended = np.flatnonzero(a["game_ended"][rows])
     if ended.size:
         rows = rows[: ended[0] + 1]
-    start_pose = sim_env.QwopSim().body_state()  # the freshly built runner before its first update
-    states = np.concatenate([start_pose[None], a["state"][rows]])
-    times = np.concatenate([[0.0], a["score_time"][rows]])
     masks = a["keys"][rows].astype(np.int64)
-    n_steps = int(np.ceil(len(rows) / frame_skip))
-    idx0 = np.arange(n_steps) * frame_skip
-    idx1 = np.minimum(idx0 + frame_skip, len(rows))
-    step_masks = masks[idx0]
-    mixed = sum(int((masks[i:j] != masks[i]).any()) for i, j in zip(idx0, idx1, strict=True))
-    single = observe(states)
-    stacked = (
-        np.concatenate(
-            [single[np.maximum(np.arange(len(single)) - s, 0)] for s in range(frame_stack - 1, -1, -1)], axis=1
-        )
-        if frame_stack > 1
-        else single
-    )
-    before, after = states[idx0], states[idx1]
-    ended_here = a["game_ended"][rows][idx1 - 1].astype(bool)
-    landed = a["jump_landed"][rows][idx1 - 1].astype(bool)
-    fell = ended_here & a["fallen"][rows][idx1 - 1].astype(bool) & ~landed
-    terms = reward_terms(before, after, times[idx1] - times[idx0], times[idx1], fell, ended_here & landed)
-    return (stacked[idx0], masks_to_actions(step_masks, action_set), terms @ weights, stacked[idx1], ended_here, mixed)
+    # The whole recorded episode is one episode here: no time limit cuts it.
+    stepper = Stepper(replace(config, time_limit=(len(rows) + 1) / UPDATES_PER_SECOND))
+    source = _Recording(a, rows)
+    # The freshly built runner before its first update, at game time 0.
+    obs = [stepper.begin(sim_env.QwopSim().body_state(), 0.0)]
+    step_masks, rewards, dones = [], [], []
+    mixed = 0
+    while source.at < len(rows):
+        first = source.at
+        mask = int(masks[first])
+        r = stepper.step(mask, source)
+        mixed += int((masks[first : source.at] != mask).any())
+        step_masks.append(mask)
+        rewards.append(r.reward)
+        dones.append(r.terminated)
+        obs.append(r.obs)
+    o = np.stack(obs)
+    actions = masks_to_actions(np.array(step_masks, dtype=np.int64), config.action_set)
+    return o[:-1], actions, np.array(rewards), o[1:], np.array(dones, dtype=bool), mixed
 
 
 def load(
@@ -90,7 +114,7 @@ def load(
     if frame_skip < 1 or frame_stack < 1:
         raise ValueError("frame_skip and frame_stack must be >= 1")
     files = [paths] if isinstance(paths, str | Path) else list(paths)
-    weights = profile_weights(reward)
+    config = EnvConfig(action_set=action_set, frame_skip=frame_skip, frame_stack=frame_stack, reward=reward)
     parts = []
     mixed = 0
     ep = 0
@@ -99,7 +123,7 @@ def load(
         for k in range(demo.num_episodes):
             if demo.arrays["episode_partial"][k] and not include_partial:
                 continue
-            got = _episode_steps(demo, k, frame_skip, frame_stack, action_set, weights)
+            got = _episode_steps(demo, k, config)
             if got is None:
                 continue
             obs, actions, rewards, next_obs, dones, m = got

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from demos.format import CLICK_EVENT, DemoFormatError, load_demo
+from sim_env.spec import UPDATES_PER_SECOND
 
 
 def summary(path: str | Path) -> dict:
@@ -18,7 +19,7 @@ def summary(path: str | Path) -> dict:
         ev = a["events"][rows]
         keys = a["keys"][rows]
         updates = int((ev != CLICK_EVENT).sum())
-        seconds = updates / 30.0
+        seconds = updates / UPDATES_PER_SECOND
         presses = int((np.diff(keys[keys >= 0]) != 0).sum())
         ended = a["game_ended"][rows]
         end = int(np.argmax(ended)) if ended.any() else len(ended) - 1

@@ -18,15 +18,17 @@ import numpy as np
 from gymnasium import spaces
 
 import sim_env
+from sim_env import _core
 from sim_env.env_config import EnvConfig
-from sim_env.observation import OBS_SIZE, observe
-from sim_env.rewards import REWARD_TERMS, reward_terms
+from sim_env.observation import OBS_SIZE
+from sim_env.rewards import REWARD_TERMS
+from sim_env.spec import UPDATES_PER_SECOND
 
 
 class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
-    """A single simulated QWOP game."""
+    """A single simulated QWOP game: a thin view of one C++ ``Env`` (the batch's step)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 30}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": UPDATES_PER_SECOND}
 
     def __init__(self, render_mode: str | None = None, **options: Any) -> None:
         self.config = EnvConfig(**options)
@@ -34,19 +36,16 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
         self._masks = self.config.masks
-        self._weights = self.config.weights
         self.action_space = spaces.Discrete(len(self._masks))
         size = OBS_SIZE * self.config.frame_stack
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
-        self._sim = sim_env.QwopSim()
-        self._frames: list[np.ndarray] = []
+        self._env = _core.Env(**self.config.episode_args())
         self._keys: list[int] = []
-        self._episode_updates = 0
 
     @property
     def sim(self) -> sim_env.QwopSim:
-        """The underlying simulator (for inspection; stepping it directly bypasses the env)."""
-        return self._sim
+        """The underlying game (for inspection; stepping it directly bypasses the env)."""
+        return self._env.sim
 
     def episode_keys(self) -> np.ndarray:
         """Every key mask of this episode so far (start noise included), as int8.
@@ -56,11 +55,8 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
         """
         return np.array(self._keys, dtype=np.int8)
 
-    def _obs(self) -> np.ndarray:
-        return np.concatenate(self._frames) if self.config.frame_stack > 1 else self._frames[-1]
-
     def _info(self, terms: np.ndarray) -> dict[str, Any]:
-        s = self._sim
+        s = self._env.sim
         return {
             "reward_terms": terms,
             "distance_m": s.distance_m,
@@ -69,51 +65,30 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
             "fallen": s.fallen,
             "finished": s.jump_landed,
             "keys": s.keys,
-            "episode_updates": self._episode_updates,
+            "episode_updates": self._env.updates,
         }
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
-        self._sim = sim_env.QwopSim()
-        self._keys = []
-        self._episode_updates = 0
+        self._env.reset()
         noise = self.config.draw_start_noise(self.np_random)
         if noise.size:
-            self._sim.advance(noise)
-            self._keys.extend(int(k) for k in noise)
-            self._episode_updates = noise.size
-        first = observe(self._sim.body_state())
-        self._frames = [first] * self.config.frame_stack
-        return self._obs(), self._info(np.zeros(len(REWARD_TERMS)))
+            self._env.advance(noise)
+        self._keys = [int(k) for k in noise]
+        return self._env.obs, self._info(np.zeros(len(REWARD_TERMS)))
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         if not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space} (action set {self.config.action_set!r})")
         mask = int(self._masks[int(action)])
-        s = self._sim
-        before = s.body_state()
-        t0 = s.score_time
-        truncated = False
-        for _ in range(self.config.frame_skip):
-            s.update(mask)
-            self._keys.append(mask)
-            self._episode_updates += 1
-            if s.game_ended:
-                break
-            if self._episode_updates >= self.config.max_updates:
-                truncated = True
-                break
-        after = s.body_state()
-        terminated = bool(s.game_ended)
-        fell = terminated and s.fallen and not s.jump_landed
-        terms = reward_terms(before, after, s.score_time - t0, s.score_time, fell, terminated and s.jump_landed)
-        reward = float(terms @ self._weights)
-        self._frames = [*self._frames[1:], observe(after)]
-        return self._obs(), reward, terminated, truncated and not terminated, self._info(terms)
+        out = self._env.step(mask)
+        self._keys.extend([mask] * out["updates"])
+        return self._env.obs, out["reward"], out["terminated"], out["truncated"], self._info(out["terms"])
 
     def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array":
             return None
         from sim_env.render import render_state
 
-        return render_state(self._sim.body_state(), self._sim.hurdle_state(), self._sim.camera_x)
+        s = self._env.sim
+        return render_state(s.body_state(), s.hurdle_state(), s.camera_x)

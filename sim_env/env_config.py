@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 
+from sim_env import _core
 from sim_env.actions import action_masks
 from sim_env.rewards import REWARD_TERMS, profile_weights
 
@@ -26,13 +28,19 @@ class EnvConfig:
         keys are part of the episode's history, so the run still replays exactly.
     """
 
-    action_set: str = "distinct"
-    frame_skip: int = 1
-    reward: str = "progress"
-    reward_weights: dict[str, float] = field(default_factory=dict)
-    time_limit: float = 120.0
-    frame_stack: int = 1
-    start_noise_updates: int = 0
+    # Read by config loaders (agents.config validates training configs with pydantic).
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
+
+    action_set: str = field(default="distinct", metadata={"help": "full | distinct | article"})
+    frame_skip: int = field(default=1, metadata={"help": "game updates per action (30 updates = 1 s)"})
+    reward: str = field(default="progress", metadata={"help": "progress | speed | shaped"})
+    reward_weights: dict[str, float] = field(
+        default_factory=dict,
+        metadata={"help": "per-term weight overrides, e.g. { time = -0.02 } (terms: sim_env.rewards.REWARD_TERMS)"},
+    )
+    time_limit: float = field(default=120.0, metadata={"help": "game seconds per episode"})
+    frame_stack: int = field(default=1, metadata={"help": "observations per step, oldest first"})
+    start_noise_updates: int = field(default=0, metadata={"help": "random-key updates (0..N) at each episode start"})
 
     def __post_init__(self) -> None:
         action_masks(self.action_set)
@@ -64,7 +72,17 @@ class EnvConfig:
 
     @property
     def max_updates(self) -> int:
-        return int(np.ceil(self.time_limit * 30.0 - 1e-9))
+        """Updates per episode before truncation (the engine's one conversion of game time)."""
+        return _core.max_updates(self.time_limit)
+
+    def episode_args(self) -> dict[str, Any]:
+        """The C++ episode's options (``sim_env._core.Env``, ``Episode``, ``BatchSim``)."""
+        return {
+            "frame_skip": self.frame_skip,
+            "time_limit": self.time_limit,
+            "frame_stack": self.frame_stack,
+            "weights": self.weights,
+        }
 
 
 __all__ = ["REWARD_TERMS", "EnvConfig"]

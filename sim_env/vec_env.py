@@ -38,16 +38,14 @@ class QwopVecEnv(VectorEnv):
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         self.config = EnvConfig(**options)
         threads = num_threads if num_threads is not None else min(os.cpu_count() or 1, num_envs)
-        self._batch = sim_env.BatchSim(num_envs, threads, self.config.frame_skip, self.config.time_limit)
+        self._batch = sim_env.BatchSim(num_envs, threads, **self.config.episode_args())
         self.num_envs = num_envs
         self._masks = self.config.masks.astype(np.int32)
-        self._weights = self.config.weights
         self.single_action_space = spaces.Discrete(len(self._masks))
         self.action_space = batch_space(self.single_action_space, num_envs)
         k = self.config.frame_stack
         self.single_observation_space = spaces.Box(-np.inf, np.inf, shape=(OBS_SIZE * k,), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self._frames = np.zeros((num_envs, k, OBS_SIZE), dtype=np.float32)
         # Key masks of each env's random start (empty without start noise), so that an
         # episode can be replayed exactly: prefix + the masks of its actions.
         self.episode_prefix: list[np.ndarray] = [np.zeros(0, dtype=np.int8) for _ in range(num_envs)]
@@ -66,15 +64,6 @@ class QwopVecEnv(VectorEnv):
                 self._batch.advance_env(int(i), keys)
             self.episode_prefix[int(i)] = keys
 
-    def _restart_frames(self, idx: np.ndarray) -> None:
-        if self.config.frame_stack > 1:
-            self._frames[idx] = self._batch.obs[idx][:, None, :]
-
-    def _obs(self) -> np.ndarray:
-        if self.config.frame_stack == 1:
-            return self._batch.obs.copy()
-        return self._frames.reshape(self.num_envs, -1).copy()
-
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
@@ -83,8 +72,7 @@ class QwopVecEnv(VectorEnv):
         self._batch.reset()
         everyone = np.arange(self.num_envs)
         self._start_noise(everyone)
-        self._restart_frames(everyone)
-        return self._obs(), {"reward_terms": np.zeros((self.num_envs, len(REWARD_TERMS)))}
+        return self._batch.obs.copy(), {"reward_terms": np.zeros((self.num_envs, len(REWARD_TERMS)))}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         a = np.asarray(actions)
@@ -98,11 +86,7 @@ class QwopVecEnv(VectorEnv):
         truncated = b.truncated.astype(bool)
         done = terminated | truncated
         terms = b.terms.copy()
-        reward = terms @ self._weights
-        k = self.config.frame_stack
-        if k > 1:
-            self._frames[:, :-1] = self._frames[:, 1:]
-            self._frames[:, -1] = b.obs
+        reward = b.reward.copy()
         info: dict[str, Any] = {
             "reward_terms": terms,
             "distance_m": b.distance.copy(),
@@ -110,14 +94,9 @@ class QwopVecEnv(VectorEnv):
         }
         if done.any():
             idx = np.flatnonzero(done)
-            if k > 1:
-                self._frames[idx, -1] = b.final_obs[idx]
-                last = self._frames.reshape(self.num_envs, -1)
-            else:
-                last = b.final_obs
             final_obs = np.full(self.num_envs, None, dtype=object)
             for i in idx:
-                final_obs[i] = last[i].copy()
+                final_obs[i] = b.final_obs[i].copy()
             info["final_obs"] = final_obs
             info["_final_obs"] = done.copy()
             finished = terminated & b.jump_landed.astype(bool)
@@ -135,8 +114,7 @@ class QwopVecEnv(VectorEnv):
             }
             info["_final_info"] = done.copy()
             self._start_noise(idx)
-            self._restart_frames(idx)
-        return self._obs(), reward, terminated, truncated & ~terminated, info
+        return b.obs.copy(), reward, terminated, truncated & ~terminated, info
 
     def close_extras(self, **kwargs: Any) -> None:
         del self._batch

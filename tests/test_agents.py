@@ -25,8 +25,6 @@ from demos.replay import replay_sim
 from sim_env.actions import action_masks
 from sim_env.gaits import SHUFFLE, gait_keys
 
-DEFAULTS = Path(__file__).resolve().parent.parent / "agents" / "default_config.toml"
-
 
 def _small(tmp_path: Path, *extra: str) -> TrainConfig:
     return load_config(
@@ -35,7 +33,7 @@ def _small(tmp_path: Path, *extra: str) -> TrainConfig:
             f'run.out_dir="{tmp_path}"',
             "run.progress_bar=false",
             "run.eval_episodes=4",
-            "env.num_envs=4",
+            "batch.num_envs=4",
             "run.total_timesteps=3000",
             "algo.n_steps=64",
             "algo.batch_size=64",
@@ -47,9 +45,20 @@ def _small(tmp_path: Path, *extra: str) -> TrainConfig:
     )
 
 
-def test_default_config_file_lists_every_parameter() -> None:
-    assert tomllib.loads(DEFAULTS.read_text()) == TrainConfig().to_dict()
-    assert tomllib.loads(to_toml(TrainConfig())) == TrainConfig().to_dict()
+def test_printed_config_lists_every_parameter_with_its_meaning() -> None:
+    text = to_toml(TrainConfig())
+    assert tomllib.loads(text) == TrainConfig().to_dict()
+    assert tomllib.loads(to_toml(TrainConfig(), comments=False)) == TrainConfig().to_dict()
+    assert "frame_skip = 4  # game updates per action" in text
+    weighted = load_config(None, ["env.reward_weights={ time = -0.5, fall = 2 }"])
+    assert tomllib.loads(to_toml(weighted)) == weighted.to_dict()
+    assert 'name = "ppo"  # ppo | a2c | dqn | qrdqn' in text
+    # The env section is the env's own options: training changes only the frame skip.
+    from dataclasses import asdict
+
+    from sim_env.env_config import EnvConfig
+
+    assert TrainConfig().to_dict()["env"] == {**asdict(EnvConfig()), "frame_skip": 4}
     assert TrainConfig().policy.net_arch == [256, 128] and TrainConfig().policy.activation == "relu"
 
 
@@ -61,8 +70,17 @@ def test_config_errors(tmp_path: Path) -> None:
     bad.write_text("[envs]\n")
     with pytest.raises(ValueError, match=r"unknown config section \[envs\]"):
         load_config(bad)
-    with pytest.raises(ValueError, match="must be an integer"):
-        load_config(None, ["env.num_envs=1.5"])
+    with pytest.raises(ValueError, match=r"batch\.num_envs: Input should be a valid integer"):
+        load_config(None, ["batch.num_envs=1.5"])
+    with pytest.raises(ValueError, match=r"env\.frame_skip must be an integer, got True"):
+        load_config(None, ["env.frame_skip=true"])
+    with pytest.raises(ValueError, match=r"unknown parameter 'num_envs' \(num_envs is in \[batch\] now\)"):
+        load_config(None, ["env.num_envs=4"])
+    with pytest.raises(ValueError, match=r"\[env\]: frame_skip must be an int >= 1"):
+        load_config(None, ["env.frame_skip=0"])
+    with pytest.raises(ValueError, match=r"batch\.num_threads must be at least 1"):
+        load_config(None, ["batch.num_threads=0"])
+    assert load_config(None, ["env.time_limit=30"]).env.time_limit == 30.0
     with pytest.raises(ValueError, match="unknown algorithm"):
         load_config(None, ['algo.name="sac"'])
     with pytest.raises(ValueError, match="needs dqn or qrdqn"):
@@ -80,7 +98,7 @@ def test_training_runs_end_to_end(tmp_path: Path, algo: str, vectorized: bool) -
     cfg = _small(
         tmp_path,
         f'algo.name="{algo}"',
-        f"env.vectorized={str(vectorized).lower()}",
+        f"batch.vectorized={str(vectorized).lower()}",
         "run.checkpoint_every=1000",
         f'run.name="{algo}"',
     )
@@ -235,7 +253,7 @@ def test_cli_train_writes_gif_and_eval(tmp_path: Path, capsys: pytest.CaptureFix
             "--set",
             "run.eval_episodes=2",
             "--set",
-            "env.num_envs=2",
+            "batch.num_envs=2",
             "--set",
             "algo.n_steps=64",
             "--set",
@@ -336,5 +354,5 @@ def test_env_section_carries_every_env_option(tmp_path: Path) -> None:
     assert set(opts) == {f.name for f in fields(EnvConfig)}
     assert opts["reward_weights"] == {"time": -0.5} and opts["frame_skip"] == 2
     assert EnvConfig(**opts).weights[1] == -0.5  # reaches the env, no longer dropped
-    with pytest.raises(ValueError, match="must be a table"):
+    with pytest.raises(ValueError, match=r"env\.reward_weights: Input should be a valid dictionary"):
         load_config(None, ["env.reward_weights=3"])

@@ -3,26 +3,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 namespace qwop {
 
-BatchSim::BatchSim(int num_envs, int num_threads, int frame_skip, double time_limit_s)
-    : n_(num_envs), threads_(num_threads), frame_skip_(frame_skip), time_limit_(time_limit_s) {
+BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options)
+    : n_(num_envs), threads_(num_threads), options_(options) {
   if (n_ < 1) throw std::invalid_argument("num_envs must be at least 1");
   if (threads_ < 1) throw std::invalid_argument("num_threads must be at least 1");
-  if (frame_skip_ < 1) throw std::invalid_argument("frame_skip must be at least 1");
-  if (!(time_limit_ > 0)) throw std::invalid_argument("time_limit must be positive");
+  check_options(options_);
   threads_ = std::min(threads_, n_);
-  // Game time advances 1/30 s per update; the limit counts updates so it is exact.
-  max_updates_ = static_cast<int>(std::ceil(time_limit_ * 30.0 - 1e-9));
   initial_ = std::make_unique<Game>();
   initial_->load();
-  games_ = std::unique_ptr<Game[]>(new Game[n_]);
+  envs_.reserve(static_cast<size_t>(n_));
+  for (int i = 0; i < n_; ++i) envs_.emplace_back(options_, initial_.get());
   for (int t = 0; t < threads_; ++t) scratch_.push_back(std::make_unique<StepScratch>());
-  const size_t N = static_cast<size_t>(n_);
-  buf_.state.assign(N * kNumParts * kStateColumns, 0.0);
-  buf_.final_state.assign(N * kNumParts * kStateColumns, 0.0);
+  const size_t N = static_cast<size_t>(n_), S = static_cast<size_t>(kNumParts * kStateColumns);
+  buf_.state.assign(N * S, 0.0);
+  buf_.final_state.assign(N * S, 0.0);
   buf_.reward.assign(N, 0.0);
   buf_.score.assign(N, 0.0);
   buf_.score_time.assign(N, 0.0);
@@ -35,8 +34,8 @@ BatchSim::BatchSim(int num_envs, int num_threads, int frame_skip, double time_li
   buf_.jump_landed.assign(N, 0);
   buf_.episode_updates.assign(N, 0);
   buf_.keys.assign(N, 0);
-  buf_.obs.assign(N * kObsSize, 0.0f);
-  buf_.final_obs.assign(N * kObsSize, 0.0f);
+  buf_.obs.assign(N * obs_size(), 0.0f);
+  buf_.final_obs.assign(N * obs_size(), 0.0f);
   buf_.terms.assign(N * kNumRewardTerms, 0.0);
   reset_all();
   // Small chunks balance the load when some envs fall (cheaper) and others run.
@@ -55,34 +54,33 @@ BatchSim::~BatchSim() {
 }
 
 size_t BatchSim::bytes_per_env() const {
-  // The game itself plus this env's share of every buffer.
-  return sizeof(Game) + 2 * kNumParts * kStateColumns * sizeof(double) + 8 * sizeof(double) +
-         4 * sizeof(uint8_t) + 2 * sizeof(int32_t) + 2 * kObsSize * sizeof(float) + kNumRewardTerms * sizeof(double);
+  // The env (game and episode, with its observation frames) plus this env's share of every buffer.
+  const size_t S = kNumParts * kStateColumns;
+  return sizeof(Env) + obs_size() * sizeof(float) + 2 * S * sizeof(double) + 8 * sizeof(double) + 4 * sizeof(uint8_t) +
+         2 * sizeof(int32_t) + 2 * obs_size() * sizeof(float) + kNumRewardTerms * sizeof(double);
 }
 
 void BatchSim::write_state(int i) {
-  const Game& g = games_[i];
-  g.body_state(&buf_.state[static_cast<size_t>(i) * kNumParts * kStateColumns]);
+  const Env& e = envs_[i];
+  const Game& g = e.game();
+  const size_t S = kNumParts * kStateColumns;
+  std::memcpy(&buf_.state[i * S], e.episode().state(), S * sizeof(double));
   buf_.score[i] = g.score;
   buf_.score_time[i] = g.scoreTime;
   buf_.distance[i] = g.distance_m();
   buf_.fallen[i] = g.flags.fallen;
   buf_.jump_landed[i] = g.flags.jumpLanded;
-  write_observation(&buf_.state[static_cast<size_t>(i) * kNumParts * kStateColumns],
-                    &buf_.obs[static_cast<size_t>(i) * kObsSize]);
+  buf_.episode_updates[i] = e.episode().updates();
+  std::memcpy(&buf_.obs[static_cast<size_t>(i) * obs_size()], e.episode().obs(), obs_size() * sizeof(float));
 }
 
 void BatchSim::reset_env(int i) {
-  std::memcpy(static_cast<void*>(&games_[i]), initial_.get(), sizeof(Game));
-  buf_.episode_updates[i] = 0;
+  envs_[i].reset();
   write_state(i);
 }
 
 void BatchSim::advance_env(int i, const int8_t* keys, int n) {
-  for (int t = 0; t < n; ++t) {
-    games_[i].update(keys[t], *scratch_[0]);
-    ++buf_.episode_updates[i];
-  }
+  envs_[i].advance(keys, n, *scratch_[0]);
   write_state(i);
 }
 
@@ -96,41 +94,19 @@ void BatchSim::reset_all() {
 }
 
 void BatchSim::run_range(int begin, int end, StepScratch& scratch) {
-  const size_t stride = kNumParts * kStateColumns;
+  const size_t S = kNumParts * kStateColumns, O = static_cast<size_t>(obs_size());
   for (int i = begin; i < end; ++i) {
-    Game& g = games_[i];
-    const double before = g.distance_m();
-    double beforeState[kNumParts * kStateColumns];
-    std::memcpy(beforeState, &buf_.state[i * stride], sizeof(beforeState));
-    const double t0 = g.scoreTime;
-    const int32_t keys = buf_.keys[i];
-    bool ended = false, truncated = false;
-    for (int k = 0; k < frame_skip_; ++k) {
-      g.update(keys, scratch);
-      ++buf_.episode_updates[i];
-      if (g.flags.gameEnded) {
-        ended = true;
-        break;
-      }
-      if (buf_.episode_updates[i] >= max_updates_) {
-        truncated = true;
-        break;
-      }
-    }
-    buf_.reward[i] = g.distance_m() - before;
-    buf_.terminated[i] = ended;
-    buf_.truncated[i] = truncated;
+    const StepOutcome out = envs_[i].step(buf_.keys[i], scratch);
+    buf_.reward[i] = out.reward;
+    buf_.terminated[i] = out.terminated;
+    buf_.truncated[i] = out.truncated;
+    std::memcpy(&buf_.terms[static_cast<size_t>(i) * kNumRewardTerms], out.terms, sizeof(out.terms));
     write_state(i);
-    const bool finished = ended && g.flags.jumpLanded;
-    const bool fell = ended && g.flags.fallen && !finished;
-    write_reward_terms(beforeState, &buf_.state[i * stride], g.scoreTime - t0, g.scoreTime, fell, finished,
-                       &buf_.terms[static_cast<size_t>(i) * kNumRewardTerms]);
-    if (ended || truncated) {
-      std::memcpy(&buf_.final_state[i * stride], &buf_.state[i * stride], stride * sizeof(double));
-      std::memcpy(&buf_.final_obs[static_cast<size_t>(i) * kObsSize], &buf_.obs[static_cast<size_t>(i) * kObsSize],
-                  kObsSize * sizeof(float));
-      buf_.final_score[i] = g.score;
-      buf_.final_time[i] = g.scoreTime;
+    if (out.terminated || out.truncated) {
+      std::memcpy(&buf_.final_state[i * S], &buf_.state[i * S], S * sizeof(double));
+      std::memcpy(&buf_.final_obs[i * O], &buf_.obs[i * O], O * sizeof(float));
+      buf_.final_score[i] = buf_.score[i];
+      buf_.final_time[i] = buf_.score_time[i];
       const uint8_t fallen = buf_.fallen[i], landed = buf_.jump_landed[i];
       reset_env(i);
       // Flags describe the step that just ended, not the fresh episode.

@@ -1,6 +1,7 @@
-// N independent games stepped on a persistent thread pool, writing into caller-visible
-// buffers (EnvPool-style): state, rewards and flags live in arrays that Python sees as numpy
-// views, so a step copies nothing across the language boundary.
+// A pool of N envs (episode.h) stepped on a persistent thread pool, writing into
+// caller-visible buffers (EnvPool-style): state, rewards and flags live in arrays that Python
+// sees as numpy views, so a step copies nothing across the language boundary. The step itself
+// is Env::step; the batch only schedules it and auto-resets.
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "env_features.h"
+#include "episode.h"
 #include "game.h"
 
 namespace qwop {
@@ -19,7 +21,7 @@ namespace qwop {
 struct BatchBuffers {
   std::vector<double> state;        // (N, 12, 6) state after the step (after auto-reset)
   std::vector<double> final_state;  // (N, 12, 6) state at the end of an episode that ended
-  std::vector<double> reward;       // (N,) torso progress in metres over the step
+  std::vector<double> reward;       // (N,) weighted sum of the step's reward terms
   std::vector<double> score;        // (N,) game score (m) after the step
   std::vector<double> score_time;   // (N,) game time (s) after the step
   std::vector<double> distance;     // (N,) torso centre x / 10 (m) after the step
@@ -31,14 +33,14 @@ struct BatchBuffers {
   std::vector<uint8_t> jump_landed;
   std::vector<int32_t> episode_updates;  // (N,) updates in the current episode
   std::vector<int32_t> keys;        // (N,) key masks for the next step (input)
-  std::vector<float> obs;           // (N, kObsSize) observation after the step (after auto-reset)
-  std::vector<float> final_obs;     // (N, kObsSize) last observation of an episode that ended
+  std::vector<float> obs;           // (N, obs_size) stacked observation after the step (after auto-reset)
+  std::vector<float> final_obs;     // (N, obs_size) last observation of an episode that ended
   std::vector<double> terms;        // (N, kNumRewardTerms) reward terms of the step
 };
 
 class BatchSim {
  public:
-  BatchSim(int num_envs, int num_threads, int frame_skip, double time_limit_s);
+  BatchSim(int num_envs, int num_threads, const EpisodeOptions& options);
   ~BatchSim();
   BatchSim(const BatchSim&) = delete;
   BatchSim& operator=(const BatchSim&) = delete;
@@ -53,9 +55,9 @@ class BatchSim {
 
   int num_envs() const { return n_; }
   int num_threads() const { return threads_; }
-  int frame_skip() const { return frame_skip_; }
-  double time_limit() const { return time_limit_; }
-  Game& game(int i) { return games_[i]; }
+  const EpisodeOptions& options() const { return options_; }
+  int obs_size() const { return options_.frame_stack * kObsSize; }
+  Game& game(int i) { return envs_[i].game(); }
   BatchBuffers& buffers() { return buf_; }
   size_t bytes_per_env() const;
 
@@ -64,11 +66,10 @@ class BatchSim {
   void worker(int index);
   void write_state(int i);
 
-  int n_, threads_, frame_skip_;
-  double time_limit_;
-  int max_updates_;
-  std::unique_ptr<Game[]> games_;
+  int n_, threads_;
+  EpisodeOptions options_;
   std::unique_ptr<Game> initial_;
+  std::vector<Env> envs_;
   std::vector<std::unique_ptr<StepScratch>> scratch_;
   BatchBuffers buf_;
 

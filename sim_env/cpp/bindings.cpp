@@ -1,4 +1,6 @@
-// Python bindings (module sim_env._core): QwopSim, BatchSim, replay, replay_session.
+// Python bindings (module sim_env._core): argument checks and numpy views around the C++
+// game (game.h), env step (episode.h), batch (batch.h), snapshots (snapshot.h) and recorded
+// runs (trace.h). Nothing here decides what the game or an env step does.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -6,13 +8,19 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "batch.h"
 #include "env_features.h"
+#include "episode.h"
 #include "game.h"
 #include "game_def.h"
+#include "py_inspect.h"
+#include "snapshot.h"
+#include "trace.h"
 
 namespace py = pybind11;
 using qwop::Game;
@@ -21,25 +29,16 @@ using qwop::kStateColumns;
 
 namespace {
 
-// Bump when Game's layout or semantics change: old snapshots are then refused.
-constexpr uint32_t kSnapshotVersion = 1;
-constexpr char kSnapshotMagic[8] = {'Q', 'W', 'O', 'P', 'S', 'N', 'A', 'P'};
-struct SnapshotHeader {
-  char magic[8];
-  uint32_t version;
-  uint32_t size;
-};
+constexpr const char* kKeysHelp = "an int mask 0..15 (Q=1, W=2, O=4, P=8)";
 
 int32_t check_keys(py::handle obj) {
-  if (PyBool_Check(obj.ptr())) throw py::value_error("keys must be an int mask 0..15 (Q=1, W=2, O=4, P=8), got a bool");
+  if (PyBool_Check(obj.ptr())) throw py::value_error(std::string("keys must be ") + kKeysHelp + ", got a bool");
   if (!PyIndex_Check(obj.ptr())) {
-    throw py::value_error("keys must be an int mask 0..15 (Q=1, W=2, O=4, P=8), got " +
+    throw py::value_error(std::string("keys must be ") + kKeysHelp + ", got " +
                           std::string(py::str(py::type::of(obj).attr("__name__"))));
   }
   const long long v = obj.cast<long long>();
-  if (v < 0 || v > 15) {
-    throw py::value_error("key mask " + std::to_string(v) + " is out of range: use 0..15 (Q=1, W=2, O=4, P=8)");
-  }
+  if (v < 0 || v > 15) throw py::value_error("key mask " + std::to_string(v) + " is out of range: use 0..15 (Q=1, W=2, O=4, P=8)");
   return static_cast<int32_t>(v);
 }
 
@@ -69,12 +68,44 @@ void check_overflow(const Game& g) {
   if (g.world.overflow) throw std::runtime_error("simulator capacity exceeded; the state is invalid (please report this)");
 }
 
+using Doubles = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+const double* check_state(const Doubles& s, const char* what) {
+  if (s.ndim() != 2 || s.shape(0) != kNumParts || s.shape(1) != kStateColumns) {
+    throw py::value_error(std::string(what) + " must have shape (12, 6)");
+  }
+  return s.data();
+}
+
+// Hands a vector's storage to numpy without copying.
+template <typename T>
+py::array_t<T> to_numpy(std::vector<T>&& v, std::vector<py::ssize_t> shape) {
+  auto* owned = new std::vector<T>(std::move(v));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(shape, owned->data(), free_when_done);
+}
+
+py::dict trace_dict(qwop::Trace&& t) {
+  const py::ssize_t n = t.n;
+  py::dict d;
+  d["initial"] = to_numpy(std::move(t.initial), {kNumParts, kStateColumns});
+  d["state"] = to_numpy(std::move(t.state), {n, kNumParts, kStateColumns});
+  d["fallen"] = to_numpy(std::move(t.fallen), {n});
+  d["game_ended"] = to_numpy(std::move(t.game_ended), {n});
+  d["jump_landed"] = to_numpy(std::move(t.jump_landed), {n});
+  d["score_time"] = to_numpy(std::move(t.score_time), {n});
+  d["score"] = to_numpy(std::move(t.score), {n});
+  return d;
+}
+
+// One game: it owns its game, or views the game of an Env (kept alive by Python).
 class QwopSim {
  public:
   explicit QwopSim(bool first_click = true)
-      : game_(std::make_unique<Game>()), scratch_(std::make_unique<qwop::StepScratch>()) {
+      : owned_(std::make_unique<Game>()), game_(owned_.get()), scratch_(std::make_unique<qwop::StepScratch>()) {
     game_->load(first_click);
   }
+  explicit QwopSim(Game* view) : game_(view), scratch_(std::make_unique<qwop::StepScratch>()) {}
 
   void update(py::handle keys) {
     game_->update(check_keys(keys), *scratch_);
@@ -84,317 +115,135 @@ class QwopSim {
     game_->reset(check_keys(keys), *scratch_);
     check_overflow(*game_);
   }
+  void advance(py::handle keys_obj) {
+    auto keys = check_int8_array(keys_obj, "keys", 15);
+    const int8_t* k = keys.data();
+    for (py::ssize_t t = 0; t < keys.shape(0); ++t) game_->update(k[t], *scratch_);
+    check_overflow(*game_);
+  }
   py::array_t<double> body_state() const {
     py::array_t<double> out({kNumParts, kStateColumns});
     game_->body_state(out.mutable_data());
     return out;
   }
-  py::bytes snapshot() const {
-    std::string s(sizeof(SnapshotHeader) + sizeof(Game), '\0');
-    SnapshotHeader h;
-    std::memcpy(h.magic, kSnapshotMagic, 8);
-    h.version = kSnapshotVersion;
-    h.size = sizeof(Game);
-    std::memcpy(s.data(), &h, sizeof(h));
-    std::memcpy(s.data() + sizeof(h), game_.get(), sizeof(Game));
-    return py::bytes(s);
-  }
+  py::bytes snapshot() const { return py::bytes(qwop::take_snapshot(*game_)); }
   void restore(py::handle obj) {
     if (!py::isinstance<py::bytes>(obj)) throw py::value_error("restore() takes the bytes returned by snapshot()");
-    std::string s = obj.cast<std::string>();
-    SnapshotHeader h;
-    if (s.size() < sizeof(h)) throw py::value_error("not a QwopSim snapshot: too short");
-    std::memcpy(&h, s.data(), sizeof(h));
-    if (std::memcmp(h.magic, kSnapshotMagic, 8) != 0) throw py::value_error("not a QwopSim snapshot: bad header");
-    if (h.version != kSnapshotVersion || h.size != sizeof(Game) || s.size() != sizeof(h) + sizeof(Game)) {
-      throw py::value_error("snapshot is from another simulator version (snapshot v" + std::to_string(h.version) +
-                            ", this build v" + std::to_string(kSnapshotVersion) + "); take a new snapshot with this version");
-    }
-    std::memcpy(static_cast<void*>(game_.get()), s.data() + sizeof(h), sizeof(Game));
+    qwop::restore_snapshot(*game_, obj.cast<std::string>());
   }
-
-  py::dict detail() const;
-  py::dict world_info() const;
+  py::array_t<double> hurdle_state() const {
+    py::array_t<double> out({2, 3});
+    const Game& g = *game_;
+    const qwop::Body* b[2] = {&g.world.bodies[g.hurdleBase], &g.world.bodies[g.hurdleTop]};
+    for (int i = 0; i < 2; ++i) {
+      out.mutable_at(i, 0) = b[i]->xf.position.x;
+      out.mutable_at(i, 1) = b[i]->xf.position.y;
+      out.mutable_at(i, 2) = b[i]->sweep.a;
+    }
+    return out;
+  }
 
   Game& game() { return *game_; }
   const Game& game() const { return *game_; }
-  qwop::StepScratch& scratch() { return *scratch_; }
 
  private:
-  std::unique_ptr<Game> game_;
+  std::unique_ptr<Game> owned_;
+  Game* game_;
   std::unique_ptr<qwop::StepScratch> scratch_;
-};
-
-std::string body_name(const Game& g, int32_t bi) {
-  const int32_t u = g.world.bodies[bi].userData;
-  if (u >= 0 && u < kNumParts) return qwop::kPartNames[u];
-  switch (u) {
-    case qwop::kUserTrack: return "track";
-    case qwop::kUserHurdleBase: return "hurdleBase";
-    case qwop::kUserHurdleTop: return "hurdleTop";
-    default: return "";
-  }
-}
-
-py::object body_name_obj(const Game& g, int32_t bi) {
-  const std::string n = body_name(g, bi);
-  if (n.empty()) return py::none();
-  return py::str(n);
-}
-
-// Engine internals after the last update, shaped like the reference detail files.
-py::dict QwopSim::detail() const {
-  const Game& g = *game_;
-  const qwop::World& w = g.world;
-  py::list contacts;
-  for (int32_t ci = w.contact_list(); ci != qwop::kNull; ci = w.contacts[ci].next) {
-    const qwop::Contact& c = w.contacts[ci];
-    const qwop::Manifold& m = c.manifold();
-    py::list points;
-    for (int k = 0; k < m.pointCount; ++k) {
-      points.append(py::make_tuple(m.points[k].normalImpulse, m.points[k].tangentImpulse, m.points[k].localPoint.x,
-                                   m.points[k].localPoint.y));
-    }
-    py::object mtype = py::none();
-    if (m.type != qwop::kManifoldUnset) {
-      mtype = py::make_tuple(m.type == qwop::kManifoldFaceA ? "FACE_A" : (m.type == qwop::kManifoldFaceB ? "FACE_B" : "CIRCLES"),
-                             m.type);
-    }
-    contacts.append(py::make_tuple(body_name_obj(g, c.bodyA), body_name_obj(g, c.bodyB), c.flags, mtype, m.localPoint.x,
-                                   m.localPoint.y, m.localPlaneNormal.x, m.localPlaneNormal.y, points));
-  }
-  py::list joints;
-  for (int j = 0; j < qwop::kNumJoints; ++j) {
-    const qwop::RevoluteJoint& J = w.joints[g.joint[j]];
-    joints.append(py::make_tuple(J.pivotForce.x, J.pivotForce.y, J.motorForce, J.limitForce, J.limitState, J.motorSpeed,
-                                 J.lowerAngle, J.upperAngle, int(J.enableMotor), int(J.enableLimit)));
-  }
-  py::list bodies;
-  for (int p = 0; p < kNumParts; ++p) {
-    const qwop::Body& b = g.part(p);
-    bodies.append(py::make_tuple(b.torque, b.force.x, b.force.y, b.flags, b.sleepTime));
-  }
-  py::list tracks;
-  for (int32_t bi = w.body_list(); bi != qwop::kNull; bi = w.bodies[bi].next) {
-    if (w.bodies[bi].userData == qwop::kUserTrack) tracks.append(w.bodies[bi].xf.position.x);
-  }
-  py::dict d;
-  d["contacts"] = contacts;
-  d["joints"] = joints;
-  d["bodies"] = bodies;
-  d["tracks"] = tracks;
-  d["camera"] = g.cameraX;
-  return d;
-}
-
-// The world right now, shaped like the reference world.json.
-py::dict QwopSim::world_info() const {
-  const Game& g = *game_;
-  const qwop::World& w = g.world;
-  py::list bodies;
-  for (int32_t bi = w.body_list(); bi != qwop::kNull; bi = w.bodies[bi].next) {
-    const qwop::Body& b = w.bodies[bi];
-    py::dict d;
-    d["userData"] = body_name_obj(g, bi);
-    d["type"] = b.type;
-    d["position"] = py::make_tuple(b.xf.position.x, b.xf.position.y);
-    d["angle"] = b.sweep.a;
-    d["mass"] = b.mass;
-    d["I"] = b.I;
-    d["invMass"] = b.invMass;
-    d["invI"] = b.invI;
-    d["localCenter"] = py::make_tuple(b.sweep.localCenter.x, b.sweep.localCenter.y);
-    d["flags"] = b.flags;
-    py::list fixtures;
-    if (b.fixture.present) {
-      py::dict f;
-      f["density"] = b.fixture.density;
-      f["friction"] = b.fixture.friction;
-      f["category"] = b.fixture.filter.categoryBits;
-      f["mask"] = b.fixture.filter.maskBits;
-      py::list verts;
-      for (const auto& v : b.fixture.shape.vertices) verts.append(py::make_tuple(v.x, v.y));
-      f["vertices"] = verts;
-      f["proxy"] = b.fixture.proxy;
-      fixtures.append(f);
-    }
-    d["fixtures"] = fixtures;
-    bodies.append(d);
-  }
-  py::list joints;
-  for (int32_t ji = w.joint_list(); ji != qwop::kNull; ji = w.joints[ji].next) {
-    const qwop::RevoluteJoint& J = w.joints[ji];
-    py::dict d;
-    d["bodyA"] = body_name_obj(g, J.bodyA);
-    d["bodyB"] = body_name_obj(g, J.bodyB);
-    d["localAnchorA"] = py::make_tuple(J.localAnchor1.x, J.localAnchor1.y);
-    d["localAnchorB"] = py::make_tuple(J.localAnchor2.x, J.localAnchor2.y);
-    d["referenceAngle"] = J.referenceAngle;
-    d["enableLimit"] = J.enableLimit;
-    d["lowerAngle"] = J.lowerAngle;
-    d["upperAngle"] = J.upperAngle;
-    d["enableMotor"] = J.enableMotor;
-    d["maxMotorTorque"] = J.maxMotorTorque;
-    d["motorSpeed"] = J.motorSpeed;
-    joints.append(d);
-  }
-  py::dict out;
-  out["bodies_in_world_list_order"] = bodies;
-  out["joints_in_world_list_order"] = joints;
-  return out;
-}
-
-struct Recorder {
-  explicit Recorder(py::ssize_t n)
-      : state({n, py::ssize_t(kNumParts), py::ssize_t(kStateColumns)}),
-        fallen(n), game_ended(n), jump_landed(n), score_time(n), score(n) {}
-  void record(const Game& g, py::ssize_t t) {
-    g.body_state(state.mutable_data(t));
-    fallen.mutable_at(t) = g.flags.fallen;
-    game_ended.mutable_at(t) = g.flags.gameEnded;
-    jump_landed.mutable_at(t) = g.flags.jumpLanded;
-    score_time.mutable_at(t) = g.scoreTime;
-    score.mutable_at(t) = g.score;
-  }
-  py::dict finish(py::ssize_t n, py::array initial) {
-    py::dict d;
-    d["initial"] = initial;
-    d["state"] = state[py::slice(0, n, 1)];
-    d["fallen"] = fallen[py::slice(0, n, 1)];
-    d["game_ended"] = game_ended[py::slice(0, n, 1)];
-    d["jump_landed"] = jump_landed[py::slice(0, n, 1)];
-    d["score_time"] = score_time[py::slice(0, n, 1)];
-    d["score"] = score[py::slice(0, n, 1)];
-    return d;
-  }
-  py::array_t<double> state;
-  py::array_t<int8_t> fallen, game_ended, jump_landed;
-  py::array_t<double> score_time, score;
 };
 
 py::dict replay(py::handle keys_obj) {
   auto keys = check_int8_array(keys_obj, "keys", 15);
-  QwopSim sim;
-  const py::ssize_t T = keys.shape(0);
-  Recorder rec(T);
-  py::array initial = sim.body_state();
-  py::ssize_t t = 0;
-  const int8_t* k = keys.data();
+  auto game = std::make_unique<Game>();
+  qwop::StepScratch scratch;
+  qwop::Trace t;
   {
     py::gil_scoped_release release;
-    for (; t < T; ++t) {
-      sim.game().update(k[t], sim.scratch());
-      rec.record(sim.game(), t);
-      if (sim.game().flags.gameEnded) {
-        ++t;
-        break;
-      }
-    }
+    t = qwop::replay_keys(keys.data(), keys.shape(0), *game, scratch);
   }
-  check_overflow(sim.game());
-  py::dict d = rec.finish(t, initial);
-  d["keys"] = keys[py::slice(0, t, 1)];
+  check_overflow(*game);
+  const py::ssize_t n = t.n;
+  py::dict d = trace_dict(std::move(t));
+  d["keys"] = keys[py::slice(0, n, 1)];
   return d;
 }
 
-using qwop::kClickEvent;
-
 py::dict replay_session(py::handle events_obj, double initial_score_time) {
-  auto events = check_int8_array(events_obj, "events", kClickEvent);
-  const int8_t* e = events.data();
-  bool has_click = false;
-  for (py::ssize_t t = 0; t < events.shape(0); ++t) has_click = has_click || e[t] == kClickEvent;
-  // A session with a click event starts on the intro screen, before the click.
-  QwopSim sim(!has_click);
-  // The original's page counts game time from before its assets load, and the click zeroes
-  // it; a recording gives the value it had at page load so the intro's times match too.
-  sim.game().scoreTime = initial_score_time;
-  const py::ssize_t T = events.shape(0);
-  Recorder rec(T);
-  py::array initial = sim.body_state();
+  auto events = check_int8_array(events_obj, "events", qwop::kClickEvent);
+  auto game = std::make_unique<Game>();
+  qwop::StepScratch scratch;
+  qwop::Trace t;
   {
     py::gil_scoped_release release;
-    for (py::ssize_t t = 0; t < T; ++t) {
-      sim.game().apply_event(e[t], sim.scratch());
-      rec.record(sim.game(), t);
-    }
+    t = qwop::replay_events(events.data(), events.shape(0), initial_score_time, *game, scratch);
   }
-  check_overflow(sim.game());
-  py::dict d = rec.finish(T, initial);
+  check_overflow(*game);
+  py::dict d = trace_dict(std::move(t));
   d["events"] = events;
   return d;
 }
+
+qwop::EpisodeOptions episode_options(int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights) {
+  qwop::EpisodeOptions o;
+  o.frame_skip = frame_skip;
+  o.max_updates = qwop::max_updates_for(time_limit);
+  o.frame_stack = frame_stack;
+  if (weights) {
+    if (weights->ndim() != 1 || weights->shape(0) != qwop::kNumRewardTerms) {
+      throw py::value_error("weights must be " + std::to_string(qwop::kNumRewardTerms) + " numbers, one per reward term");
+    }
+    std::memcpy(o.weights, weights->data(), sizeof(o.weights));
+  }
+  qwop::check_options(o);
+  return o;
+}
+
+py::dict outcome_dict(const qwop::StepOutcome& o) {
+  py::array_t<double> terms(qwop::kNumRewardTerms);
+  std::memcpy(terms.mutable_data(), o.terms, sizeof(o.terms));
+  py::dict d;
+  d["terms"] = terms;
+  d["reward"] = o.reward;
+  d["updates"] = o.updates;
+  d["terminated"] = o.terminated;
+  d["truncated"] = o.truncated;
+  d["fell"] = o.fell;
+  d["finished"] = o.finished;
+  return d;
+}
+
+py::array_t<float> episode_obs(const qwop::Episode& e) {
+  py::array_t<float> out(e.obs_size());
+  std::memcpy(out.mutable_data(), e.obs(), sizeof(float) * e.obs_size());
+  return out;
+}
+
+// The single simulator env's C++ side: one Env with its own game and scratch.
+struct PyEnv {
+  explicit PyEnv(const qwop::EpisodeOptions& o) : initial(std::make_unique<Game>()) {
+    initial->load();
+    env = std::make_unique<qwop::Env>(o, initial.get());
+  }
+  std::unique_ptr<Game> initial;
+  std::unique_ptr<qwop::Env> env;
+  qwop::StepScratch scratch;
+};
 
 template <typename T>
 py::array_t<T> view(std::vector<T>& v, std::vector<py::ssize_t> shape, py::handle owner) {
   return py::array_t<T>(shape, v.data(), owner);
 }
 
-}  // namespace
-
-PYBIND11_MODULE(_core, m) {
-  m.doc() = "Native QWOP simulator (C++ engine reproducing the original game exactly)";
-
-  py::class_<QwopSim>(m, "QwopSim", "One game, in the traces' initial state: page loaded, first click made, no update run.")
-      .def(py::init<bool>(), py::arg("first_click") = true,
-           "first_click=False starts on the intro screen (updates run, the world is not stepped) until click().")
-      .def("click", [](QwopSim& s) { s.game().click(); }, "The click to begin (firstClick; game time back to 0).")
-      .def_property_readonly("first_click", [](const QwopSim& s) { return s.game().flags.firstClick; })
-      .def("update", &QwopSim::update, py::arg("keys"), "Run one game update with the key mask held (1=Q 2=W 4=O 8=P).")
-      .def("reset", &QwopSim::reset, py::arg("keys") = 0,
-           "What releasing R does in the original: rebuild the runner, then one update with `keys` held.")
-      .def("body_state", &QwopSim::body_state, "(12, 6) float64: x, y, angle, vx, vy, omega per part, in trace order.")
-      .def("snapshot", &QwopSim::snapshot, "Exact copy of the whole world state, as bytes.")
-      .def("restore", &QwopSim::restore, py::arg("snapshot"), "Restore a state taken with snapshot().")
-      .def("detail", &QwopSim::detail, "Engine internals after the last update, shaped like the reference detail files.")
-      .def("world_info", &QwopSim::world_info, "Bodies and joints in world-list order, shaped like world.json.")
-      .def("hurdle_state", [](const QwopSim& s) {
-             py::array_t<double> out({2, 3});
-             const Game& g = s.game();
-             const qwop::Body* b[2] = {&g.world.bodies[g.hurdleBase], &g.world.bodies[g.hurdleTop]};
-             for (int i = 0; i < 2; ++i) {
-               out.mutable_at(i, 0) = b[i]->xf.position.x;
-               out.mutable_at(i, 1) = b[i]->xf.position.y;
-               out.mutable_at(i, 2) = b[i]->sweep.a;
-             }
-             return out;
-           }, "(2, 3) float64: x, y, angle of the hurdle's base and top.")
-      .def("tile_positions", [](const QwopSim& s) {
-             py::list out;
-             for (int i = 0; i < qwop::kNumTiles; ++i) out.append(s.game().world.bodies[s.game().tile[i]].xf.position.x);
-             return out;
-           }, "x of the three floor tiles, in creation order.")
-      .def("advance", [](QwopSim& s, py::handle keys_obj) {
-             auto keys = check_int8_array(keys_obj, "keys", 15);
-             const int8_t* k = keys.data();
-             for (py::ssize_t t = 0; t < keys.shape(0); ++t) s.game().update(k[t], s.scratch());
-             check_overflow(s.game());
-           }, py::arg("keys"), "Run several updates (int8 masks) without returning states.")
-      .def_property_readonly("fallen", [](const QwopSim& s) { return s.game().flags.fallen; })
-      .def_property_readonly("game_ended", [](const QwopSim& s) { return s.game().flags.gameEnded; })
-      .def_property_readonly("jumped", [](const QwopSim& s) { return s.game().flags.jumped; })
-      .def_property_readonly("jump_landed", [](const QwopSim& s) { return s.game().flags.jumpLanded; })
-      .def_property_readonly("paused", [](const QwopSim& s) { return s.game().flags.pause; })
-      .def_property_readonly("score_time", [](const QwopSim& s) { return s.game().scoreTime; })
-      .def_property_readonly("score", [](const QwopSim& s) { return s.game().score; })
-      .def_property_readonly("distance_m", [](const QwopSim& s) { return s.game().distance_m(); },
-                             "Torso centre x in metres (continuous; score is its rounded value).")
-      .def_property_readonly("camera_x", [](const QwopSim& s) { return s.game().cameraX; })
-      .def_property_readonly("keys", [](const QwopSim& s) { return s.game().keys; }, "Key mask of the last update.")
-      .def_property_readonly("updates", [](const QwopSim& s) { return s.game().updates; })
-      .def_property_readonly("resets", [](const QwopSim& s) { return s.game().resets; });
-
-  m.def("replay", &replay, py::arg("keys"),
-        "Run int8 key masks from the initial state until they end or the game ends; returns a trace-shaped dict.");
-  m.def("replay_session", &replay_session, py::arg("events"), py::arg("initial_score_time") = 0.0,
-        "Run a whole session from page load: 0..15 = one update with that mask, 16+mask = R released with mask held, "
-        "32 = the click to begin (a session containing it starts on the intro screen, with game time "
-        "initial_score_time, what the page had counted before the runner was built).");
-  m.attr("CLICK_EVENT") = int(kClickEvent);
-
-  py::class_<qwop::BatchSim>(m, "BatchSim", "N independent games stepped in C++ on a thread pool, with auto-reset.")
-      .def(py::init<int, int, int, double>(), py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("frame_skip") = 1,
-           py::arg("time_limit") = 120.0)
+void bind_batch(py::module_& m) {
+  py::class_<qwop::BatchSim>(m, "BatchSim", "N independent envs stepped in C++ on a thread pool, with auto-reset.")
+      .def(py::init([](int num_envs, int num_threads, int frame_skip, double time_limit, int frame_stack,
+                       std::optional<Doubles> weights) {
+             return std::make_unique<qwop::BatchSim>(num_envs, num_threads,
+                                                     episode_options(frame_skip, time_limit, frame_stack, weights));
+           }),
+           py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0,
+           py::arg("frame_stack") = 1, py::arg("weights") = py::none(),
+           "weights: one per reward term (default: progress only); the reward buffer is their weighted sum.")
       .def("step", [](qwop::BatchSim& b, py::handle keys) {
              if (!keys.is_none()) {
                auto arr = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(keys);
@@ -411,7 +260,9 @@ PYBIND11_MODULE(_core, m) {
              } else {
                for (int i = 0; i < b.num_envs(); ++i) {
                  const int32_t v = b.buffers().keys[i];
-                 if (v < 0 || v > 15) throw py::value_error("keys buffer[" + std::to_string(i) + "] = " + std::to_string(v) + " is out of range 0..15");
+                 if (v < 0 || v > 15) {
+                   throw py::value_error("keys buffer[" + std::to_string(i) + "] = " + std::to_string(v) + " is out of range 0..15");
+                 }
                }
              }
              {
@@ -432,15 +283,16 @@ PYBIND11_MODULE(_core, m) {
              b.advance_env(i, keys.data(), static_cast<int>(keys.shape(0)));
              check_overflow(b.game(i));
            }, py::arg("index"), py::arg("keys"),
-           "Run updates on one env outside step() (for example a random start); counts toward its episode.")
+           "Run updates on one env before its first step (a random start); they count toward its episode.")
       .def("snapshot_env", [](qwop::BatchSim& b, int i) {
              if (i < 0 || i >= b.num_envs()) throw py::index_error("env index out of range");
-             return py::bytes(reinterpret_cast<const char*>(&b.game(i)), sizeof(Game));
-           }, py::arg("index"), "Raw bytes of one env's game (for determinism checks).")
+             return py::bytes(qwop::take_snapshot(b.game(i)));
+           }, py::arg("index"), "One env's game as a snapshot (QwopSim.restore takes it).")
       .def_property_readonly("num_envs", &qwop::BatchSim::num_envs)
       .def_property_readonly("num_threads", &qwop::BatchSim::num_threads)
-      .def_property_readonly("frame_skip", &qwop::BatchSim::frame_skip)
-      .def_property_readonly("time_limit", &qwop::BatchSim::time_limit)
+      .def_property_readonly("frame_skip", [](const qwop::BatchSim& b) { return b.options().frame_skip; })
+      .def_property_readonly("frame_stack", [](const qwop::BatchSim& b) { return b.options().frame_stack; })
+      .def_property_readonly("max_updates", [](const qwop::BatchSim& b) { return b.options().max_updates; })
       .def_property_readonly("bytes_per_env", &qwop::BatchSim::bytes_per_env)
       .def_property_readonly("state", [](py::object self) {
         auto& b = self.cast<qwop::BatchSim&>();
@@ -458,19 +310,125 @@ PYBIND11_MODULE(_core, m) {
       QWOP_VIEW(reward) QWOP_VIEW(score) QWOP_VIEW(score_time) QWOP_VIEW(distance) QWOP_VIEW(final_score)
       QWOP_VIEW(final_time) QWOP_VIEW(terminated) QWOP_VIEW(truncated) QWOP_VIEW(fallen) QWOP_VIEW(jump_landed)
       QWOP_VIEW(episode_updates) QWOP_VIEW(keys)
+#undef QWOP_VIEW
       .def_property_readonly("obs", [](py::object self) {
         auto& b = self.cast<qwop::BatchSim&>();
-        return view(b.buffers().obs, {b.num_envs(), qwop::kObsSize}, self);
+        return view(b.buffers().obs, {b.num_envs(), b.obs_size()}, self);
       })
       .def_property_readonly("final_obs", [](py::object self) {
         auto& b = self.cast<qwop::BatchSim&>();
-        return view(b.buffers().final_obs, {b.num_envs(), qwop::kObsSize}, self);
+        return view(b.buffers().final_obs, {b.num_envs(), b.obs_size()}, self);
       })
       .def_property_readonly("terms", [](py::object self) {
         auto& b = self.cast<qwop::BatchSim&>();
         return view(b.buffers().terms, {b.num_envs(), qwop::kNumRewardTerms}, self);
       });
-#undef QWOP_VIEW
+}
+
+void bind_env(py::module_& m) {
+  py::class_<qwop::Episode>(m, "Episode",
+                            "The env step's rules for states produced elsewhere (the browser, a recording): "
+                            "frame skip, time limit, fell/finished, reward terms, stacked observation.")
+      .def(py::init([](int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights) {
+             return qwop::Episode(episode_options(frame_skip, time_limit, frame_stack, weights));
+           }),
+           py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0, py::arg("frame_stack") = 1,
+           py::arg("weights") = py::none())
+      .def("begin", [](qwop::Episode& e, Doubles state, int updates) { e.begin(check_state(state, "state"), updates); },
+           py::arg("state"), py::arg("updates") = 0, "Start at `state` (12, 6), `updates` into the episode.")
+      .def("updates_for_step", &qwop::Episode::updates_for_step, "Updates the next step runs.")
+      .def("end_step", [](qwop::Episode& e, Doubles after, double dt, double time_after, int n, bool ended, bool fallen,
+                          bool landed) {
+             qwop::StepOutcome o;
+             e.end_step(check_state(after, "after"), dt, time_after, n, ended, fallen, landed, &o);
+             return outcome_dict(o);
+           }, py::arg("after"), py::arg("dt"), py::arg("time_after"), py::arg("updates"), py::arg("ended"),
+           py::arg("fallen"), py::arg("landed"), "Close a step that ran `updates` updates; returns its outcome.")
+      .def_property_readonly("updates", &qwop::Episode::updates)
+      .def_property_readonly("obs", &episode_obs, "The stacked observation (frame_stack * 83 float32, oldest first).")
+      .def_property_readonly("state", [](const qwop::Episode& e) {
+        py::array_t<double> out({kNumParts, kStateColumns});
+        std::memcpy(out.mutable_data(), e.state(), sizeof(double) * kNumParts * kStateColumns);
+        return out;
+      });
+
+  py::class_<PyEnv>(m, "Env", "One simulated env (a game and its episode), the step the batch runs for each of its envs.")
+      .def(py::init([](int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights) {
+             return std::make_unique<PyEnv>(episode_options(frame_skip, time_limit, frame_stack, weights));
+           }),
+           py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0, py::arg("frame_stack") = 1,
+           py::arg("weights") = py::none())
+      .def("reset", [](PyEnv& e) { e.env->reset(); })
+      .def("advance", [](PyEnv& e, py::handle keys_obj) {
+             auto keys = check_int8_array(keys_obj, "keys", 15);
+             e.env->advance(keys.data(), static_cast<int>(keys.shape(0)), e.scratch);
+             check_overflow(e.env->game());
+           }, py::arg("keys"), "Updates before the first step (a random start); they count toward the episode.")
+      .def("step", [](PyEnv& e, py::handle keys) {
+             const int32_t k = check_keys(keys);
+             const qwop::StepOutcome o = e.env->step(k, e.scratch);
+             check_overflow(e.env->game());
+             return outcome_dict(o);
+           }, py::arg("keys"), "One env step with the key mask held; returns its outcome.")
+      .def_property_readonly("obs", [](const PyEnv& e) { return episode_obs(e.env->episode()); })
+      .def_property_readonly("updates", [](const PyEnv& e) { return e.env->episode().updates(); })
+      .def_property_readonly("sim", py::cpp_function([](PyEnv& e) { return std::make_unique<QwopSim>(&e.env->game()); },
+                                                     py::keep_alive<0, 1>()),
+                             "The env's game as a QwopSim (a view: stepping it bypasses the env).");
+  m.def("max_updates", &qwop::max_updates_for, py::arg("time_limit"), "Updates in `time_limit` game seconds (exact).");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "Native QWOP simulator (C++ engine reproducing the original game exactly)";
+
+  py::class_<QwopSim>(m, "QwopSim", "One game, in the traces' initial state: page loaded, first click made, no update run.")
+      .def(py::init<bool>(), py::arg("first_click") = true,
+           "first_click=False starts on the intro screen (updates run, the world is not stepped) until click().")
+      .def("click", [](QwopSim& s) { s.game().click(); }, "The click to begin (firstClick; game time back to 0).")
+      .def_property_readonly("first_click", [](const QwopSim& s) { return s.game().flags.firstClick; })
+      .def("update", &QwopSim::update, py::arg("keys"), "Run one game update with the key mask held (1=Q 2=W 4=O 8=P).")
+      .def("reset", &QwopSim::reset, py::arg("keys") = 0,
+           "What releasing R does in the original: rebuild the runner, then one update with `keys` held.")
+      .def("body_state", &QwopSim::body_state, "(12, 6) float64: x, y, angle, vx, vy, omega per part, in trace order.")
+      .def("snapshot", &QwopSim::snapshot, "Exact copy of the whole world state, as bytes.")
+      .def("restore", &QwopSim::restore, py::arg("snapshot"), "Restore a state taken with snapshot().")
+      .def("detail", [](const QwopSim& s) { return qwop::game_detail(s.game()); },
+           "Engine internals after the last update, shaped like the reference detail files.")
+      .def("world_info", [](const QwopSim& s) { return qwop::game_world_info(s.game()); },
+           "Bodies and joints in world-list order, shaped like world.json.")
+      .def("hurdle_state", &QwopSim::hurdle_state, "(2, 3) float64: x, y, angle of the hurdle's base and top.")
+      .def("tile_positions", [](const QwopSim& s) {
+             py::list out;
+             for (int i = 0; i < qwop::kNumTiles; ++i) out.append(s.game().world.bodies[s.game().tile[i]].xf.position.x);
+             return out;
+           }, "x of the three floor tiles, in creation order.")
+      .def("advance", &QwopSim::advance, py::arg("keys"), "Run several updates (int8 masks) without returning states.")
+      .def_property_readonly("fallen", [](const QwopSim& s) { return s.game().flags.fallen; })
+      .def_property_readonly("game_ended", [](const QwopSim& s) { return s.game().flags.gameEnded; })
+      .def_property_readonly("jumped", [](const QwopSim& s) { return s.game().flags.jumped; })
+      .def_property_readonly("jump_landed", [](const QwopSim& s) { return s.game().flags.jumpLanded; })
+      .def_property_readonly("paused", [](const QwopSim& s) { return s.game().flags.pause; })
+      .def_property_readonly("score_time", [](const QwopSim& s) { return s.game().scoreTime; })
+      .def_property_readonly("score", [](const QwopSim& s) { return s.game().score; })
+      .def_property_readonly("distance_m", [](const QwopSim& s) { return s.game().distance_m(); },
+                             "Torso centre x in metres (continuous; score is its rounded value).")
+      .def_property_readonly("camera_x", [](const QwopSim& s) { return s.game().cameraX; })
+      .def_property_readonly("keys", [](const QwopSim& s) { return s.game().keys; }, "Key mask of the last update.")
+      .def_property_readonly("updates", [](const QwopSim& s) { return s.game().updates; })
+      .def_property_readonly("resets", [](const QwopSim& s) { return s.game().resets; });
+
+  m.def("replay", &replay, py::arg("keys"),
+        "Run int8 key masks from the initial state until they end or the game ends; returns a trace-shaped dict.");
+  m.def("replay_session", &replay_session, py::arg("events"), py::arg("initial_score_time") = 0.0,
+        "Run a whole session from page load: 0..15 = one update with that mask, 16+mask = R released with mask held, "
+        "32 = the click to begin (a session containing it starts on the intro screen, with game time "
+        "initial_score_time, what the page had counted before the runner was built).");
+  m.attr("CLICK_EVENT") = int(qwop::kClickEvent);
+
+  bind_batch(m);
+  bind_env(m);
 
   m.def("observe", [](py::array_t<double, py::array::c_style | py::array::forcecast> state) {
           if (state.ndim() < 2 || state.shape(state.ndim() - 1) != kStateColumns || state.shape(state.ndim() - 2) != kNumParts) {
@@ -553,7 +511,7 @@ PYBIND11_MODULE(_core, m) {
     hh.mutable_at(1, 1) = qwop::def::kBodies[5].hy;
     m.attr("HURDLE_HALF_EXTENTS") = hh;
   }
-  m.attr("SNAPSHOT_VERSION") = kSnapshotVersion;
+  m.attr("SNAPSHOT_VERSION") = qwop::kSnapshotVersion;
   m.attr("KEY_Q") = int(qwop::kKeyQ);
   m.attr("KEY_W") = int(qwop::kKeyW);
   m.attr("KEY_O") = int(qwop::kKeyO);

@@ -1,0 +1,87 @@
+// The rules that turn game updates into env steps, written once: frame skip, time limit,
+// fell/finished, reward terms and their weighted sum, the stacked observation. The batched
+// engine and the single simulator env step an `Env` (a game plus its episode); the browser
+// env and demo conversion drive an `Episode` from Python with states the page or the
+// recording produced (sim_env/stepper.py), so every env's step means the same thing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "env_features.h"
+#include "game.h"
+
+namespace qwop {
+
+// Game time to whole updates: the limit counts updates so that it is exact (1 update is
+// exactly 1/30 s of game time; the small slack keeps 1.0 s at 30 updates, not 31).
+int max_updates_for(double time_limit_s);
+
+struct EpisodeOptions {
+  int frame_skip = 1;     // updates per step
+  int max_updates = 3600; // truncation: updates per episode
+  int frame_stack = 1;    // observations per step, oldest first
+  double weights[kNumRewardTerms] = {1, 0, 0, 0, 0, 0, 0};  // reward = terms . weights
+};
+
+// Throws std::invalid_argument naming the option that is out of range.
+void check_options(const EpisodeOptions& o);
+
+struct StepOutcome {
+  double terms[kNumRewardTerms];
+  double reward;
+  int updates;      // updates this step ran
+  bool terminated;  // the game ended (a fall or the finish)
+  bool truncated;   // the time limit, and the game did not end
+  bool fell, finished;
+};
+
+class Episode {
+ public:
+  explicit Episode(const EpisodeOptions& options);
+
+  // The episode starts at `state` (12 x 6), `updates` into it (the random start's updates).
+  void begin(const double* state, int updates = 0);
+  // How many updates the next step runs: frame_skip, fewer at the time limit, at least 1.
+  int updates_for_step() const;
+  // The step ran `n` updates, ending in `after` with game time `time_after`, `dt` game
+  // seconds after it began; `ended`, `fallen`, `landed` are the game's flags then.
+  void end_step(const double* after, double dt, double time_after, int n, bool ended, bool fallen, bool landed,
+                StepOutcome* out);
+
+  const EpisodeOptions& options() const { return opt_; }
+  int updates() const { return updates_; }
+  const double* state() const { return state_; }
+  // The stacked observation: frame_stack * kObsSize floats, oldest first.
+  const float* obs() const { return frames_.data(); }
+  int obs_size() const { return opt_.frame_stack * kObsSize; }
+
+ private:
+  EpisodeOptions opt_;
+  int updates_ = 0;
+  double state_[kNumParts * kStateColumns] = {};
+  std::vector<float> frames_;
+};
+
+// One simulated env: a game and its episode. Reset copies the initial game's bytes.
+class Env {
+ public:
+  Env(const EpisodeOptions& options, const Game* initial);
+
+  void reset();
+  // Updates before the first step (a random start): they count toward the episode, and
+  // the episode's observation starts after them.
+  void advance(const int8_t* keys, int n, StepScratch& scratch);
+  StepOutcome step(int32_t keys, StepScratch& scratch);
+
+  Game& game() { return game_; }
+  const Game& game() const { return game_; }
+  const Episode& episode() const { return episode_; }
+
+ private:
+  Game game_;
+  Episode episode_;
+  const Game* initial_;
+};
+
+}  // namespace qwop
