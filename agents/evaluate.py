@@ -10,6 +10,8 @@ start is the same run. Evaluation episodes therefore start with a few random upd
 
 from __future__ import annotations
 
+import sys
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,6 +194,8 @@ def evaluate_browser(
     try:
         for ep in range(episodes):
             obs, _ = env.reset(seed=seed + ep)
+            if bar is None and (note := env.game.sincos_note()):
+                print(f"warning: {note}", file=sys.stderr)
             if bar is None:  # shown once the page has loaded (a page that fails says so in one line)
                 bar = tqdm(
                     total=episodes * time_limit,
@@ -218,12 +222,14 @@ def evaluate_browser(
             finished.append(bool(inf["finished"]))
             fell.append(bool(inf["fallen"]))
             records.append((env.episode_initial, np.concatenate(env.episode_records), env.episode_initial_score_time))
+        page_sincos = env.game.sincos
     finally:
         if bar is not None:
             bar.close()
         env.close()
     report = _report(scores, times, finished, fell)
     report["where"] = f"browser ({mode}, {backend})"
+    report["page_sincos"] = page_sincos
     if mode == "realtime":
         report["decisions"] = decisions
         report["late_decisions"] = late
@@ -276,4 +282,5 @@ def format_report(r: dict[str, Any]) -> str:
         f"{r['where']}: {r['episodes']} episodes; {best}; mean distance {r['mean_distance_m']:.1f} m "
         f"(farthest {r['best_distance_m']:.1f} m), mean time {r['mean_time_s']:.1f} s, "
         f"finished {r['success_rate']:.0%}, fell {r['fall_rate']:.0%}{late}"
+        + (f"; the page computes sin/cos like glibc's {r['page_sincos']!r} build" if "page_sincos" in r else "")
     )

@@ -30,6 +30,7 @@ from browser_env.channel import ChannelError, DirectChannel
 from browser_env.drivers import Driver, make_driver
 from browser_env.errors import GameLoadError
 from browser_env.server import HOST_NAME, GameServer
+from sim_env.libm import DEFAULT_VARIANT, identify, mismatch_note, probe_arguments
 from sim_env.spec import (
     CLICK_EVENT,
     FLAG_ENDED,
@@ -139,6 +140,7 @@ class BrowserGame:
             self.close()
             raise
         self.backend = backend
+        self._sincos: str | None = None  # probed on the first page
         self.history: list[int] = []
         self._last: np.ndarray | None = None
         self.loaded = False
@@ -230,6 +232,8 @@ class BrowserGame:
             )
         if self._channel is not None:
             self._channel.wait_connected(min(5.0, self.timeout_s))
+        if self._sincos is None:
+            self._sincos = self._probe_sincos()
         self.history = []
         self.loaded = True
         if start and self.mode == "lockstep":
@@ -237,6 +241,24 @@ class BrowserGame:
         if self.mode == "lockstep":
             self.refresh()
         return health
+
+    def _probe_sincos(self) -> str:
+        xs = probe_arguments()
+        got = self.driver.evaluate("(xs) => xs.map((x) => [Math.sin(x), Math.cos(x)])", [float(x) for x in xs])
+        values = np.array(got, dtype=np.float64).reshape(len(xs), 2)
+        return identify(values[:, 0], values[:, 1], xs)
+
+    @property
+    def sincos(self) -> str:
+        """Whose sin/cos the page's Math computes (probed when the first page loads):
+        ``"fma"`` or ``"generic"`` (glibc's two builds, ``sim_env.libm``), or ``"neither"``."""
+        if self._sincos is None:
+            self._need_page()
+        return str(self._sincos)
+
+    def sincos_note(self, sim_variant: str = DEFAULT_VARIANT) -> str | None:
+        """A one-line warning if the page's sin/cos differ from the simulator's, else None."""
+        return mismatch_note(self.sincos, sim_variant)
 
     def _need_page(self) -> None:
         if not self.loaded:

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +33,9 @@ def replay_browser(
 
     with BrowserGame(game, backend=backend) as g:
         out = g.replay_session(demo.events, demo.initial_score_time)
+        note = g.sincos_note()
+    if note:
+        print(f"warning: {note}", file=sys.stderr)
     return out, first_divergence(demo.trace(), out)
 
 

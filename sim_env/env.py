@@ -39,7 +39,7 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
         self.action_space = spaces.Discrete(len(self._masks))
         size = OBS_SIZE * self.config.frame_stack
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
-        self._env = _core.Env(**self.config.episode_args())
+        self._env = _core.Env(**self.config.episode_args(), sincos=self.config.sincos)
         self._keys: list[int] = []
 
     @property

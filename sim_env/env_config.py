@@ -26,6 +26,9 @@ class EnvConfig:
     start_noise_updates: if > 0, each episode starts with a random number (0..N) of
         updates with random keys, drawn from the env's seeded RNG. Off by default; the
         keys are part of the episode's history, so the run still replays exactly.
+    sincos: whose sin/cos the simulated game computes (``sim_env.libm``): ``fma``, the
+        variant of the reference traces, or ``generic``. The browser env ignores it (the
+        page computes its own; ``BrowserGame.sincos`` says which).
     """
 
     # Read by config loaders (agents.config validates training configs with pydantic).
@@ -41,6 +44,9 @@ class EnvConfig:
     time_limit: float = field(default=120.0, metadata={"help": "game seconds per episode"})
     frame_stack: int = field(default=1, metadata={"help": "observations per step, oldest first"})
     start_noise_updates: int = field(default=0, metadata={"help": "random-key updates (0..N) at each episode start"})
+    sincos: str = field(
+        default="fma", metadata={"help": "whose sin/cos the simulator computes: fma (the original's traces) | generic"}
+    )
 
     def __post_init__(self) -> None:
         action_masks(self.action_set)
@@ -53,6 +59,8 @@ class EnvConfig:
         if not isinstance(self.start_noise_updates, int) or self.start_noise_updates < 0:
             raise ValueError(f"start_noise_updates must be an int >= 0, got {self.start_noise_updates!r}")
         profile_weights(self.reward, self.reward_weights)
+        if self.sincos not in ("fma", "generic"):
+            raise ValueError(f"sincos must be 'fma' or 'generic' (see sim_env.libm), got {self.sincos!r}")
 
     @property
     def masks(self) -> np.ndarray:

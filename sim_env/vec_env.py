@@ -38,7 +38,7 @@ class QwopVecEnv(VectorEnv):
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         self.config = EnvConfig(**options)
         threads = num_threads if num_threads is not None else min(os.cpu_count() or 1, num_envs)
-        self._batch = sim_env.BatchSim(num_envs, threads, **self.config.episode_args())
+        self._batch = sim_env.BatchSim(num_envs, threads, **self.config.episode_args(), sincos=self.config.sincos)
         self.num_envs = num_envs
         self._masks = self.config.masks.astype(np.int32)
         self.single_action_space = spaces.Discrete(len(self._masks))

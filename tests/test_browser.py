@@ -323,3 +323,14 @@ def test_browser_bench_smoke() -> None:
 def test_package_registers_env() -> None:
     assert "QwopBrowser-v0" in gymnasium.registry
     assert browser_env.BrowserGame is BrowserGame
+
+
+def test_page_sincos_is_probed(game: BrowserGame) -> None:
+    """The harness says whose sin/cos the page computes, and warns when the simulator's differ."""
+    from sim_env import libm
+
+    assert game.sincos == libm.host_variant()
+    assert game.sincos_note(game.sincos) is None
+    other = "generic" if game.sincos == "fma" else "fma"
+    assert "will drift here" in (game.sincos_note(other) or "")
+    assert "neither" in libm.mismatch_note(libm.NEITHER) and "replay exactly" in libm.mismatch_note(libm.NEITHER)

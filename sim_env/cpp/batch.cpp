@@ -8,14 +8,14 @@
 
 namespace qwop {
 
-BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options)
+BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options, trig::Variant variant)
     : n_(num_envs), threads_(num_threads), options_(options) {
   if (n_ < 1) throw std::invalid_argument("num_envs must be at least 1");
   if (threads_ < 1) throw std::invalid_argument("num_threads must be at least 1");
   check_options(options_);
   threads_ = std::min(threads_, n_);
   initial_ = std::make_unique<Game>();
-  initial_->load();
+  initial_->load(true, variant);
   envs_.reserve(static_cast<size_t>(n_));
   for (int i = 0; i < n_; ++i) envs_.emplace_back(options_, initial_.get());
   for (int t = 0; t < threads_; ++t) scratch_.push_back(std::make_unique<StepScratch>());

@@ -40,7 +40,7 @@ struct BatchBuffers {
 
 class BatchSim {
  public:
-  BatchSim(int num_envs, int num_threads, const EpisodeOptions& options);
+  BatchSim(int num_envs, int num_threads, const EpisodeOptions& options, trig::Variant variant = trig::kFma);
   ~BatchSim();
   BatchSim(const BatchSim&) = delete;
   BatchSim& operator=(const BatchSim&) = delete;

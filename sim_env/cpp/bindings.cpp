@@ -64,6 +64,15 @@ py::array_t<int8_t> check_int8_array(py::handle obj, const char* what, int max_v
   return a;
 }
 
+// The sin/cos variant option of the simulator, the batch and the replays (trig.h).
+qwop::trig::Variant parse_sincos(const std::string& name) {
+  if (name == "fma") return qwop::trig::kFma;
+  if (name == "generic") return qwop::trig::kGeneric;
+  throw py::value_error("sincos must be 'fma' (glibc's FMA build, the reference traces') or 'generic', got '" + name + "'");
+}
+
+const char* sincos_name(qwop::trig::Variant v) { return v == qwop::trig::kGeneric ? "generic" : "fma"; }
+
 void check_overflow(const Game& g) {
   if (g.world.overflow) throw std::runtime_error("simulator capacity exceeded; the state is invalid (please report this)");
 }
@@ -101,9 +110,9 @@ py::dict trace_dict(qwop::Trace&& t) {
 // One game: it owns its game, or views the game of an Env (kept alive by Python).
 class QwopSim {
  public:
-  explicit QwopSim(bool first_click = true)
+  explicit QwopSim(bool first_click = true, const std::string& sincos = "fma")
       : owned_(std::make_unique<Game>()), game_(owned_.get()), scratch_(std::make_unique<qwop::StepScratch>()) {
-    game_->load(first_click);
+    game_->load(first_click, parse_sincos(sincos));
   }
   explicit QwopSim(Game* view) : game_(view), scratch_(std::make_unique<qwop::StepScratch>()) {}
 
@@ -152,14 +161,15 @@ class QwopSim {
   std::unique_ptr<qwop::StepScratch> scratch_;
 };
 
-py::dict replay(py::handle keys_obj) {
+py::dict replay(py::handle keys_obj, const std::string& sincos) {
   auto keys = check_int8_array(keys_obj, "keys", 15);
+  const qwop::trig::Variant variant = parse_sincos(sincos);
   auto game = std::make_unique<Game>();
   qwop::StepScratch scratch;
   qwop::Trace t;
   {
     py::gil_scoped_release release;
-    t = qwop::replay_keys(keys.data(), keys.shape(0), *game, scratch);
+    t = qwop::replay_keys(keys.data(), keys.shape(0), *game, scratch, variant);
   }
   check_overflow(*game);
   const py::ssize_t n = t.n;
@@ -168,14 +178,15 @@ py::dict replay(py::handle keys_obj) {
   return d;
 }
 
-py::dict replay_session(py::handle events_obj, double initial_score_time) {
+py::dict replay_session(py::handle events_obj, double initial_score_time, const std::string& sincos) {
   auto events = check_int8_array(events_obj, "events", qwop::kClickEvent);
+  const qwop::trig::Variant variant = parse_sincos(sincos);
   auto game = std::make_unique<Game>();
   qwop::StepScratch scratch;
   qwop::Trace t;
   {
     py::gil_scoped_release release;
-    t = qwop::replay_events(events.data(), events.shape(0), initial_score_time, *game, scratch);
+    t = qwop::replay_events(events.data(), events.shape(0), initial_score_time, *game, scratch, variant);
   }
   check_overflow(*game);
   py::dict d = trace_dict(std::move(t));
@@ -220,8 +231,8 @@ py::array_t<float> episode_obs(const qwop::Episode& e) {
 
 // The single simulator env's C++ side: one Env with its own game and scratch.
 struct PyEnv {
-  explicit PyEnv(const qwop::EpisodeOptions& o) : initial(std::make_unique<Game>()) {
-    initial->load();
+  PyEnv(const qwop::EpisodeOptions& o, qwop::trig::Variant variant) : initial(std::make_unique<Game>()) {
+    initial->load(true, variant);
     env = std::make_unique<qwop::Env>(o, initial.get());
   }
   std::unique_ptr<Game> initial;
@@ -237,13 +248,16 @@ py::array_t<T> view(std::vector<T>& v, std::vector<py::ssize_t> shape, py::handl
 void bind_batch(py::module_& m) {
   py::class_<qwop::BatchSim>(m, "BatchSim", "N independent envs stepped in C++ on a thread pool, with auto-reset.")
       .def(py::init([](int num_envs, int num_threads, int frame_skip, double time_limit, int frame_stack,
-                       std::optional<Doubles> weights) {
+                       std::optional<Doubles> weights, const std::string& sincos) {
              return std::make_unique<qwop::BatchSim>(num_envs, num_threads,
-                                                     episode_options(frame_skip, time_limit, frame_stack, weights));
+                                                     episode_options(frame_skip, time_limit, frame_stack, weights),
+                                                     parse_sincos(sincos));
            }),
            py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0,
-           py::arg("frame_stack") = 1, py::arg("weights") = py::none(),
-           "weights: one per reward term (default: progress only); the reward buffer is their weighted sum.")
+           py::arg("frame_stack") = 1, py::arg("weights") = py::none(), py::arg("sincos") = "fma",
+           "weights: one per reward term (default: progress only); the reward buffer is their weighted sum. "
+           "sincos: 'fma' (the reference traces') or 'generic' (glibc without FMA).")
+      .def_property_readonly("sincos", [](qwop::BatchSim& b) { return sincos_name(b.game(0).world.trigVariant); })
       .def("step", [](qwop::BatchSim& b, py::handle keys) {
              if (!keys.is_none()) {
                auto arr = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(keys);
@@ -353,11 +367,13 @@ void bind_env(py::module_& m) {
       });
 
   py::class_<PyEnv>(m, "Env", "One simulated env (a game and its episode), the step the batch runs for each of its envs.")
-      .def(py::init([](int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights) {
-             return std::make_unique<PyEnv>(episode_options(frame_skip, time_limit, frame_stack, weights));
+      .def(py::init([](int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights,
+                       const std::string& sincos) {
+             return std::make_unique<PyEnv>(episode_options(frame_skip, time_limit, frame_stack, weights),
+                                            parse_sincos(sincos));
            }),
            py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0, py::arg("frame_stack") = 1,
-           py::arg("weights") = py::none())
+           py::arg("weights") = py::none(), py::arg("sincos") = "fma")
       .def("reset", [](PyEnv& e) { e.env->reset(); })
       .def("advance", [](PyEnv& e, py::handle keys_obj) {
              auto keys = check_int8_array(keys_obj, "keys", 15);
@@ -384,8 +400,11 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "Native QWOP simulator (C++ engine reproducing the original game exactly)";
 
   py::class_<QwopSim>(m, "QwopSim", "One game, in the traces' initial state: page loaded, first click made, no update run.")
-      .def(py::init<bool>(), py::arg("first_click") = true,
-           "first_click=False starts on the intro screen (updates run, the world is not stepped) until click().")
+      .def(py::init<bool, const std::string&>(), py::arg("first_click") = true, py::arg("sincos") = "fma",
+           "first_click=False starts on the intro screen (updates run, the world is not stepped) until click(). "
+           "sincos: whose sin/cos the engine computes, 'fma' (glibc's FMA build: the reference traces', "
+           "Chromium's on x86-64 with FMA) or 'generic' (glibc without FMA).")
+      .def_property_readonly("sincos", [](const QwopSim& s) { return sincos_name(s.game().world.trigVariant); })
       .def("click", [](QwopSim& s) { s.game().click(); }, "The click to begin (firstClick; game time back to 0).")
       .def_property_readonly("first_click", [](const QwopSim& s) { return s.game().flags.firstClick; })
       .def("update", &QwopSim::update, py::arg("keys"), "Run one game update with the key mask held (1=Q 2=W 4=O 8=P).")
@@ -419,9 +438,10 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("updates", [](const QwopSim& s) { return s.game().updates; })
       .def_property_readonly("resets", [](const QwopSim& s) { return s.game().resets; });
 
-  m.def("replay", &replay, py::arg("keys"),
+  m.def("replay", &replay, py::arg("keys"), py::arg("sincos") = "fma",
         "Run int8 key masks from the initial state until they end or the game ends; returns a trace-shaped dict.");
   m.def("replay_session", &replay_session, py::arg("events"), py::arg("initial_score_time") = 0.0,
+        py::arg("sincos") = "fma",
         "Run a whole session from page load: 0..15 = one update with that mask, 16+mask = R released with mask held, "
         "32 = the click to begin (a session containing it starts on the intro screen, with game time "
         "initial_score_time, what the page had counted before the runner was built).");
@@ -429,6 +449,20 @@ PYBIND11_MODULE(_core, m) {
 
   bind_batch(m);
   bind_env(m);
+  m.def("sincos", [](Doubles x, const std::string& variant) {
+          const qwop::trig::Variant v = parse_sincos(variant);
+          py::array_t<double> s(x.size()), c(x.size());
+          const double* p = x.data();
+          double* ps = s.mutable_data();
+          double* pc = c.mutable_data();
+          {
+            py::gil_scoped_release release;
+            for (py::ssize_t i = 0; i < x.size(); ++i) qwop::trig::sincos(v, p[i], ps + i, pc + i);
+          }
+          return py::make_tuple(s, c);
+        }, py::arg("x"), py::arg("sincos") = "fma",
+        "The engine's own sin and cos of every element of x (flattened), as the chosen glibc variant computes them.");
+  m.def("hardware_fma", &qwop::trig::hardware_fma, "Whether the 'fma' variant runs on the CPU's fused multiply-add.");
 
   m.def("observe", [](py::array_t<double, py::array::c_style | py::array::forcecast> state) {
           if (state.ndim() < 2 || state.shape(state.ndim() - 1) != kStateColumns || state.shape(state.ndim() - 2) != kNumParts) {

@@ -61,9 +61,10 @@ struct Vec2 {
 // 2x2 matrix stored by columns.
 struct Mat22 {
   Vec2 col1, col2;
-  void set_angle(double angle) {
-    const double c = trig::cos(angle);
-    const double s = trig::sin(angle);
+  // R(angle), with sin and cos as the world's variant of glibc computes them (trig.h).
+  void set_angle(double angle, trig::Variant v) {
+    double s, c;
+    trig::sincos(v, angle, &s, &c);
     col1.x = c;
     col2.x = -s;
     col1.y = s;
@@ -323,7 +324,7 @@ struct TimeStep {
 
 class World {
  public:
-  void init(Vec2 gravity, bool allowSleep);
+  void init(Vec2 gravity, bool allowSleep, trig::Variant variant = trig::kFma);
 
   int32_t create_body(const BodyDef& def);
   void destroy_body(int32_t b);
@@ -368,6 +369,7 @@ class World {
   bool allowSleep;
   bool warmStarting;
   bool overflow;  // a capacity was exceeded; the state is no longer trustworthy
+  trig::Variant trigVariant;  // whose sin/cos the world computes; set before the first body
 
   static constexpr uint32_t kWorldNewFixture = 0x0001;
   static constexpr uint32_t kWorldLocked = 0x0002;

@@ -42,9 +42,9 @@ inline bool same_bits(double a, double b) {
 }
 
 // Sets b.xf.R = R(angle), reusing the stored rotation when the angle is bit-identical.
-inline void set_body_rotation(Body& b, double angle) {
+inline void set_body_rotation(Body& b, double angle, trig::Variant v) {
   if (same_bits(angle, b.xfAngle)) return;
-  b.xf.R.set_angle(angle);
+  b.xf.R.set_angle(angle, v);
   b.xfAngle = angle;
 }
 
@@ -90,7 +90,7 @@ inline int32_t first_free_slot(const T (&pool)[N]) {
 // Section 4: a body's transform from its sweep (synchronizeTransform).
 inline void sync_transform(World& w, int32_t bi) {
   Body& b = w.bodies[bi];
-  set_body_rotation(b, b.sweep.a);
+  set_body_rotation(b, b.sweep.a, w.trigVariant);
   const Mat22& R = b.xf.R;
   const Vec2& lc = b.sweep.localCenter;
   b.xf.position.x = b.sweep.c.x - (R.col1.x * lc.x + R.col2.x * lc.y);

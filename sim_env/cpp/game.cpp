@@ -114,9 +114,9 @@ struct GameListener final : ContactListener {
   }
 };
 
-void Game::load(bool firstClick) {
+void Game::load(bool firstClick, trig::Variant variant) {
   std::memset(static_cast<void*>(this), 0, sizeof(Game));
-  world.init({0.0, 10.0}, true);
+  world.init({0.0, 10.0}, true, variant);
   for (int i = 0; i < kNumTiles; ++i) tile[i] = create_box_body(world, def::kBodies[i], kUserTrack);
   block = create_box_body(world, def::kBodies[3], kUserBlock);
   cameraX = -200.0;

@@ -47,7 +47,8 @@ struct Game {
 
   // Page loaded, no update run; with firstClick the click to begin has been made (the
   // traces' initial state), without it the game is on its intro screen.
-  void load(bool firstClick = true);
+  // `variant`: whose sin/cos the world computes (trig.h); the reference traces' is kFma.
+  void load(bool firstClick = true, trig::Variant variant = trig::kFma);
   // The click to begin: the world starts stepping and the game time restarts at 0.
   void click();
   // One game update with the given key mask held (0..15).

@@ -37,8 +37,8 @@ Trace start(const Game& g, int64_t n) {
 
 }  // namespace
 
-Trace replay_keys(const int8_t* keys, int64_t n, Game& game, StepScratch& scratch) {
-  game.load();
+Trace replay_keys(const int8_t* keys, int64_t n, Game& game, StepScratch& scratch, trig::Variant variant) {
+  game.load(true, variant);
   Trace t = start(game, n);
   for (int64_t i = 0; i < n; ++i) {
     game.update(keys[i], scratch);
@@ -48,10 +48,11 @@ Trace replay_keys(const int8_t* keys, int64_t n, Game& game, StepScratch& scratc
   return t;
 }
 
-Trace replay_events(const int8_t* events, int64_t n, double initial_score_time, Game& game, StepScratch& scratch) {
+Trace replay_events(const int8_t* events, int64_t n, double initial_score_time, Game& game, StepScratch& scratch,
+                    trig::Variant variant) {
   bool has_click = false;
   for (int64_t i = 0; i < n; ++i) has_click = has_click || events[i] == kClickEvent;
-  game.load(!has_click);
+  game.load(!has_click, variant);
   game.scoreTime = initial_score_time;
   Trace t = start(game, n);
   for (int64_t i = 0; i < n; ++i) {

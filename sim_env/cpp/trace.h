@@ -23,9 +23,10 @@ struct Trace {
 
 // Runs keys[0..n) (each 0..15) from the traces' initial state; stops after the update
 // that ends the game.
-Trace replay_keys(const int8_t* keys, int64_t n, Game& game, StepScratch& scratch);
+Trace replay_keys(const int8_t* keys, int64_t n, Game& game, StepScratch& scratch, trig::Variant variant = trig::kFma);
 // Runs session events (spec.h) from page load; a session with a click starts on the intro
 // screen with game time `initial_score_time` (what the page counted before its runner existed).
-Trace replay_events(const int8_t* events, int64_t n, double initial_score_time, Game& game, StepScratch& scratch);
+Trace replay_events(const int8_t* events, int64_t n, double initial_score_time, Game& game, StepScratch& scratch,
+                    trig::Variant variant = trig::kFma);
 
 }  // namespace qwop

@@ -1,17 +1,30 @@
-// The one place where the simulator chooses its sin and cos.
+// The engine's sin and cos: the only place the simulator computes them.
 //
-// The original runs in Chromium, whose Math.sin/Math.cos return exactly what glibc's sin
-// and cos return (measured on 200,000 angles; see ENGINE.md section 16). The engine calls
-// them after every position correction, so their last bit decides whether a run stays
-// exact. On Linux with glibc the C library's functions are used as they are. A build that
-// must match a browser with fdlibm-style results would swap the implementation here.
+// The original runs in Chromium, whose Math.sin/Math.cos are the C library's sin/cos; on
+// glibc that is the IBM Accurate Mathematical Library's algorithm, and glibc picks one of
+// two builds by CPU at run time: one compiled with fused multiply-add (x86-64 CPUs with FMA)
+// and one without. They differ in the last bit for about 0.07% of arguments, and the
+// reference traces were recorded with the FMA build. The engine therefore carries its own
+// implementation of that algorithm (trig.cpp), in both variants, so that its results depend
+// neither on the host's CPU nor on its C library. A game's variant is part of its state
+// (World::trigVariant), fixed when it is built.
 #pragma once
 
-#include <cmath>
+#include <cstdint>
 
 namespace qwop::trig {
 
-inline double sin(double x) { return std::sin(x); }
-inline double cos(double x) { return std::cos(x); }
+enum Variant : uint8_t {
+  kFma = 0,      // glibc's FMA build (x86-64 with FMA): the reference traces' variant
+  kGeneric = 1,  // glibc's build without FMA (what a CPU without FMA, or other glibc ports, computes)
+};
+
+// sin(x) and cos(x) as the chosen glibc build computes them, sharing one argument reduction.
+void sincos(Variant v, double x, double* s, double* c);
+double sin(Variant v, double x);
+double cos(Variant v, double x);
+
+// Whether the FMA variant runs on the CPU's fused multiply-add (else on std::fma, exact but slower).
+bool hardware_fma();
 
 }  // namespace qwop::trig

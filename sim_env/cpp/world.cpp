@@ -16,8 +16,9 @@ const double kAngularSleepTolerance = 0.011111111111111112 * kPi;
 
 // ---------------------------------------------------------------- world (section 3)
 
-void World::init(Vec2 g, bool sleep) {
+void World::init(Vec2 g, bool sleep, trig::Variant variant) {
   std::memset(static_cast<void*>(this), 0, sizeof(World));
+  trigVariant = variant;
   gravity = g;
   allowSleep = sleep;
   warmStarting = true;
@@ -50,7 +51,7 @@ int32_t World::create_body(const BodyDef& def) {
   if (def.awake) b.flags |= kBodyAwake;
   if (def.active) b.flags |= kBodyActive;
   b.xf.position = def.position;
-  b.xf.R.set_angle(def.angle);
+  b.xf.R.set_angle(def.angle, trigVariant);
   b.xfAngle = def.angle;
   b.R0 = b.xf.R;
   b.R0Angle = def.angle;
@@ -195,7 +196,7 @@ void World::apply_torque(int32_t bi, double t) {
 void World::set_position_and_angle(int32_t bi, Vec2 p, double angle) {
   if (flags & kWorldLocked) return;
   Body& b = bodies[bi];
-  set_body_rotation(b, angle);
+  set_body_rotation(b, angle, trigVariant);
   b.xf.position = p;
   const Mat22& R = b.xf.R;
   const Vec2& lc = b.sweep.localCenter;
@@ -215,7 +216,7 @@ void World::synchronize_fixtures(int32_t bi) {
   if (same_bits(b.sweep.a0, b.R0Angle)) {
     xf1.R = b.R0;
   } else {
-    xf1.R.set_angle(b.sweep.a0);
+    xf1.R.set_angle(b.sweep.a0, trigVariant);
   }
   const Vec2& lc = b.sweep.localCenter;
   xf1.position.x = b.sweep.c0.x - (xf1.R.col1.x * lc.x + xf1.R.col2.x * lc.y);
