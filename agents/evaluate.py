@@ -11,7 +11,6 @@ start is the same run. Evaluation episodes therefore start with a few random upd
 from __future__ import annotations
 
 import sys
-
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

@@ -76,4 +76,13 @@ def mismatch_note(page_variant: str, sim_variant: str = DEFAULT_VARIANT) -> str 
     )
 
 
-__all__ = ["DEFAULT_VARIANT", "NEITHER", "VARIANTS", "host_variant", "identify", "mismatch_note", "probe_arguments", "sincos"]
+__all__ = [
+    "DEFAULT_VARIANT",
+    "NEITHER",
+    "VARIANTS",
+    "host_variant",
+    "identify",
+    "mismatch_note",
+    "probe_arguments",
+    "sincos",
+]
