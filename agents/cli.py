@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -160,10 +161,12 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
+    if args.policy is None:
+        return _plan(args)
     from agents.model_files import check_model_file
     from agents.search import save_keys_as_demo, search
 
-    model = str(check_model_file(args.model or PRETRAINED))
+    model = str(check_model_file(args.policy or PRETRAINED))
     res = search(model, episodes=args.episodes, num_envs=args.envs, seed=args.seed, progress=True)
     if res["finished"]:
         best = f"finished 100 m in {res['best_time_s']:.2f} s"
@@ -175,6 +178,57 @@ def _search(args: argparse.Namespace) -> int:
     )
     path = save_keys_as_demo(res["keys"], args.out, {"model": model, "search": True})
     print(f"saved {path}; replay it open-loop in the original with: qwop replay {path} --browser")
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    import shlex
+
+    from agents.planner import LocalExpander, PlannerConfig, best_run_meta, load_state, new_state, run_search
+    from agents.search import save_keys_as_demo
+
+    if args.resume:
+        state = load_state(args.resume)
+        state_path = Path(args.resume)
+    else:
+        cfg = PlannerConfig(
+            beam=args.beam, children=args.children, horizon=args.horizon, seed=args.seed, time_limit=args.time_limit
+        )
+        state = new_state(cfg)
+        state_path = Path(args.state)
+        if state_path.exists():
+            raise UserInputError(
+                f"{state_path} exists (a search's saved state): resume it with --resume {state_path}, "
+                "or choose another --state"
+            )
+    budget = args.updates if args.updates is not None else 10**15
+    if args.updates is None and not args.minutes:
+        raise UserInputError("give a budget: --updates N (deterministic) or --minutes M")
+    if args.ray:
+        from agents.ray_expander import RayExpander
+
+        expander: Any = RayExpander(args.ray, workers=args.threads)
+    else:
+        expander = LocalExpander(args.threads)
+    try:
+        run_search(state, expander, budget, minutes=args.minutes or 0.0, state_path=state_path)
+    finally:
+        expander.close()
+    command = "qwop " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    print(
+        f"searched {state.updates:,} updates in {state.cpu_seconds:,.0f} CPU-seconds ({len(state.history)} stages, "
+        f"{state.restarts} restarts); farthest {state.farthest_m:.1f} m; state saved in {state_path}"
+    )
+    if state.best_keys is None:
+        print("no run finished 100 m yet; resume with a larger budget: qwop search --resume " + str(state_path))
+        return 0
+    path = save_keys_as_demo(state.best_keys, args.out, best_run_meta(state, command))
+    print(f"best run: 100 m in {state.best_time_s:.2f} s, saved {path}")
+    print(f"replay it open-loop in the original with: qwop replay {path} --browser")
+    if args.gif:
+        from agents.evaluate import gif_of_keys
+
+        print(f"GIF: {gif_of_keys(state.best_keys, args.gif)}")
     return 0
 
 
@@ -210,15 +264,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_eval)
     p = sub.add_parser(
         "search",
-        help="best key sequence of many stochastic runs, for open-loop replay",
-        description="Sample stochastic episodes of a policy in the batched simulator and keep the best run "
-        "(finished runs first, then the fastest; else the farthest), saved as a demo that replays "
-        "open-loop in the original.",
+        help="plan the fastest 100 m in the simulator, for open-loop replay in the original",
+        description="A planner over the exact simulator (agents/planner.py): a beam search with diversity over "
+        "held key masks, on every core or a Ray cluster. It saves its state after every stage (--resume "
+        "continues it) and writes its best run as a demo that replays open-loop in the original. With "
+        "--policy it samples stochastic runs of a trained policy instead.",
     )
-    p.add_argument("model", nargs="?", help="policy .zip to sample (default: the shipped pretrained model)")
-    p.add_argument("--episodes", type=positive_int, default=256, help="how many runs to sample (default 256)")
-    p.add_argument("--envs", type=positive_int, default=64, help="games stepped together in the batch (default 64)")
-    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same best run")
+    p.add_argument("--updates", type=positive_int, help="budget: game updates to simulate in all (deterministic)")
+    p.add_argument("--minutes", type=positive_float, help="budget: wall-clock minutes (stops after the stage)")
+    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed and budget give the same best run")
+    p.add_argument("--threads", type=positive_int, help="worker threads (default: all cores) or Ray workers")
+    p.add_argument("--beam", type=positive_int, default=512, help="games kept per stage (default 512)")
+    p.add_argument("--children", type=positive_int, default=16, help="copies expanded per kept game (default 16)")
+    p.add_argument("--horizon", type=positive_int, default=24, help="updates per stage (default 24)")
+    p.add_argument("--time-limit", type=positive_float, default=60.0, help="game seconds before a line is dropped")
+    p.add_argument("--state", default="search_state.pkl", help="where the search's state is saved after every stage")
+    p.add_argument("--resume", help="continue the search saved in this state file (its settings are kept)")
+    p.add_argument("--ray", help="run on Ray: a cluster address, or 'local' to start one on this machine")
+    p.add_argument("--gif", help="write a GIF of the best run")
+    p.add_argument(
+        "--policy", nargs="?", const="", help="sample a policy instead (default model: the shipped pretrained one)"
+    )
+    p.add_argument("--episodes", type=positive_int, default=256, help="--policy: how many runs to sample")
+    p.add_argument("--envs", type=positive_int, default=64, help="--policy: games stepped together (default 64)")
     p.add_argument("--out", default="best_run.npz", help="demo file for the best run (a taken name gets a number)")
     p.set_defaults(func=_search)
     p = sub.add_parser("fetch-game", help="download the original's files into DIR (needs network)")

@@ -74,6 +74,20 @@ def _realtime(g: BrowserGame, seconds: float) -> tuple[float, int, int, int]:
     return len(rec) / elapsed, len(rec), int((steps > 1).sum()), int((steps < 1).sum())
 
 
+def original_engine_rate(folder: str | None = None, backend: str = "playwright", updates: int = 4000) -> float:
+    """Updates/s of the original's own engine in Chromium on the gait workload (timed inside
+    the page, JIT warmed): the reference the simulator's speed is stated against."""
+    keys = gait_keys(SHUFFLE, updates)
+    with BrowserGame(folder or None, backend=backend) as g:
+        _warm_page(g, keys)
+        ms = g.driver.evaluate(
+            "(m) => { const t0 = performance.now(); window.__qwopAdapter.run(m, true);"
+            " return performance.now() - t0; }",
+            keys.tolist(),
+        )
+    return len(keys) / (ms / 1000)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m browser_env.bench", description=__doc__.split("\n\n")[0])
     ap.add_argument(
@@ -81,7 +95,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
     ap.add_argument("--quick", action="store_true", help="a short smoke run")
+    ap.add_argument(
+        "--original-engine",
+        action="store_true",
+        help="only print the original engine's updates/s (for python -m sim_env.bench); exit 3 if unavailable",
+    )
     args = ap.parse_args(argv)
+    if args.original_engine:
+        try:
+            find_game_files(args.game or None)
+            print(f"ORIGINAL_ENGINE_UPDATES_PER_S={original_engine_rate(args.game, args.backend):.0f}")
+            return 0
+        except Exception as exc:  # the reason goes to the caller in one line
+            print(f"unavailable: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
+            return 3
     n = 1500 if args.quick else 4000  # timed updates per page (the gait finishes at ~4,400)
     single = 600 if args.quick else 4000
     rt_seconds = 3.0 if args.quick else 30.0

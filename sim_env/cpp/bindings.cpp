@@ -18,6 +18,7 @@
 #include "episode.h"
 #include "game.h"
 #include "game_def.h"
+#include "game_set.h"
 #include "py_inspect.h"
 #include "snapshot.h"
 #include "trace.h"
@@ -394,6 +395,80 @@ void bind_env(py::module_& m) {
   m.def("max_updates", &qwop::max_updates_for, py::arg("time_limit"), "Updates in `time_limit` game seconds (exact).");
 }
 
+void bind_game_set(py::module_& m) {
+  py::class_<qwop::GameSet>(m, "GameSet",
+                            "Games stored side by side and expanded on threads: a planner's frontier. "
+                            "GameSet() holds one fresh game; snapshots of QwopSim and BatchSim envs can be added.")
+      .def(py::init([](const std::string& sincos) { return qwop::GameSet(parse_sincos(sincos)); }),
+           py::arg("sincos") = "fma")
+      .def("__len__", &qwop::GameSet::size)
+      .def("snapshot", [](const qwop::GameSet& s, py::ssize_t i) {
+             if (i < 0 || static_cast<size_t>(i) >= s.size()) throw py::index_error("game index out of range");
+             return py::bytes(qwop::take_snapshot(s.at(i)));
+           }, py::arg("index"), "One game as a snapshot (QwopSim.restore takes it).")
+      .def("add", [](qwop::GameSet& s, py::bytes snap) {
+             auto g = std::make_unique<Game>();
+             qwop::restore_snapshot(*g, snap.cast<std::string>());
+             s.push_back(*g);
+           }, py::arg("snapshot"), "Append a game from a snapshot.")
+      .def("select", [](const qwop::GameSet& s, py::array_t<int32_t, py::array::c_style | py::array::forcecast> idx) {
+             const int32_t* p = idx.data();
+             for (py::ssize_t i = 0; i < idx.size(); ++i) {
+               if (p[i] < 0 || static_cast<size_t>(p[i]) >= s.size()) throw py::index_error("game index out of range");
+             }
+             return s.select(p, static_cast<size_t>(idx.size()));
+           }, py::arg("indices"), "The games at `indices`, in that order (a new set).")
+      .def("expand", [](const qwop::GameSet& s, py::array_t<int32_t, py::array::c_style | py::array::forcecast> parent,
+                        py::array_t<int8_t, py::array::c_style | py::array::forcecast> keys, int threads, bool keep) {
+             if (keys.ndim() != 2 || parent.ndim() != 1 || keys.shape(0) != parent.shape(0)) {
+               throw py::value_error("expand takes parent (N,) and keys (N, horizon) arrays");
+             }
+             if (threads < 1) throw py::value_error("threads must be at least 1");
+             const size_t n = static_cast<size_t>(parent.shape(0));
+             const int horizon = static_cast<int>(keys.shape(1));
+             const int32_t* p = parent.data();
+             for (size_t i = 0; i < n; ++i) {
+               if (p[i] < 0 || static_cast<size_t>(p[i]) >= s.size()) throw py::index_error("parent index out of range");
+             }
+             const int8_t* k = keys.data();
+             for (py::ssize_t i = 0; i < keys.size(); ++i) {
+               if (k[i] < 0 || k[i] > 15) throw py::value_error("keys must be masks 0..15");
+             }
+             std::vector<qwop::RunSummary> out(n);
+             auto kept = std::make_unique<qwop::GameSet>();
+             {
+               py::gil_scoped_release release;
+               s.expand(p, k, n, horizon, threads, out.data(), keep ? kept.get() : nullptr);
+             }
+             py::array_t<double> state({static_cast<py::ssize_t>(n), py::ssize_t(kNumParts), py::ssize_t(kStateColumns)});
+             py::array_t<double> time(n), score(n);
+             py::array_t<int32_t> updates(n);
+             py::array_t<bool> ended(n), fallen(n), landed(n);
+             for (size_t c = 0; c < n; ++c) {
+               std::memcpy(state.mutable_data(c), out[c].state, sizeof(out[c].state));
+               time.mutable_at(c) = out[c].scoreTime;
+               score.mutable_at(c) = out[c].score;
+               updates.mutable_at(c) = out[c].updates;
+               ended.mutable_at(c) = out[c].ended;
+               fallen.mutable_at(c) = out[c].fallen;
+               landed.mutable_at(c) = out[c].landed;
+             }
+             for (size_t c = 0; c < (keep ? n : 0); ++c) check_overflow(kept->at(c));
+             py::dict d;
+             d["state"] = state;
+             d["score_time"] = time;
+             d["score"] = score;
+             d["updates"] = updates;
+             d["ended"] = ended;
+             d["fallen"] = fallen;
+             d["landed"] = landed;
+             d["games"] = keep ? py::cast(std::move(*kept)) : py::none();
+             return d;
+           }, py::arg("parent"), py::arg("keys"), py::arg("threads") = 1, py::arg("keep") = false,
+           "For each row c: copy game parent[c], run keys[c] (stopping when the game ends); returns where each ended "
+           "(state, score_time, score, updates, ended, fallen, landed) and, with keep, the new games as a GameSet.");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -449,6 +524,7 @@ PYBIND11_MODULE(_core, m) {
 
   bind_batch(m);
   bind_env(m);
+  bind_game_set(m);
   m.def("sincos", [](Doubles x, const std::string& variant) {
           const qwop::trig::Variant v = parse_sincos(variant);
           py::array_t<double> s(x.size()), c(x.size());

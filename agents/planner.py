@@ -1,0 +1,308 @@
+"""``qwop search``: a planner over the exact simulator that looks for the fastest 100 m.
+
+A time-synchronous beam search with diversity. Every stage, each kept game is copied
+``children`` times and each copy runs ``horizon`` updates of random held key masks (segments
+of ``min_hold``..``max_hold`` updates); falls are dropped, finishes are recorded, and the next
+beam keeps the copies that are farthest ahead (plus a share of their speed), at most
+``per_cell`` per cell of (distance, torso angle, thigh spread), so that different gaits
+survive. Because every game in a stage has run the same number of updates, "farthest" means
+"fastest so far"; the best finish is the fastest run found. The games live in C++
+(``sim_env.GameSet``), expanded on every core, or on a Ray cluster (``--ray``).
+
+The search is deterministic for a seed, a budget and a worker count; its state is saved
+after every stage and a stopped search resumes from it without losing work. The best run
+is saved in the demo format (``qwop replay FILE --browser`` replays it in the original).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+import sim_env
+from sim_env.actions import action_masks
+from sim_env.spec import UNITS_PER_METRE
+from sim_env.usage import UserInputError
+
+STATE_VERSION = 1
+
+
+def _part(name: str) -> int:
+    return sim_env.PART_NAMES.index(name)
+
+
+TORSO = _part("torso")
+LEFT_THIGH = _part("leftThigh")
+RIGHT_THIGH = _part("rightThigh")
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    beam: int = 512  # games kept per stage
+    children: int = 16  # copies expanded per kept game
+    horizon: int = 24  # updates per stage
+    min_hold: int = 2  # updates a key mask is held, at least
+    max_hold: int = 12  # and at most
+    action_set: str = "distinct"  # which key masks segments use (sim_env.actions)
+    speed_weight: float = 0.5  # score = distance (m) + speed_weight * torso speed (m/s)
+    per_cell: int = 3  # kept games per diversity cell
+    cell_m: float = 0.5  # cell size along the track (m)
+    time_limit: float = 60.0  # game seconds before a line of search is given up
+    seed: int = 0
+    sincos: str = "fma"
+
+    def check(self) -> None:
+        for name in ("beam", "children", "horizon", "min_hold", "per_cell"):
+            if getattr(self, name) < 1:
+                raise UserInputError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_hold < self.min_hold:
+            raise UserInputError(f"max_hold ({self.max_hold}) must be at least min_hold ({self.min_hold})")
+        if not self.time_limit > 0 or not self.cell_m > 0:
+            raise UserInputError("time_limit and cell_m must be positive")
+        action_masks(self.action_set)
+
+
+class Expander(Protocol):
+    """Runs the children of a stage: where ``sim_env.GameSet.expand`` runs."""
+
+    def expand(self, games: sim_env.GameSet, parent: np.ndarray, keys: np.ndarray) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+class LocalExpander:
+    """The embedded engine on local threads."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        self.threads = threads or os.cpu_count() or 1
+
+    def expand(self, games: sim_env.GameSet, parent: np.ndarray, keys: np.ndarray) -> dict[str, Any]:
+        return games.expand(parent, keys, threads=self.threads)
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class SearchState:
+    """Everything a search needs to go on: saved after every stage."""
+
+    config: PlannerConfig
+    stage: int = 0
+    snapshots: list[bytes] = field(default_factory=list)  # the beam's games
+    keys: list[np.ndarray] = field(default_factory=list)  # each beam game's key masks so far
+    rng: dict[str, Any] = field(default_factory=dict)
+    best_keys: np.ndarray | None = None
+    best_time_s: float = float("inf")
+    farthest_m: float = 0.0
+    updates: int = 0
+    cpu_seconds: float = 0.0
+    restarts: int = 0
+    history: list[tuple[int, float, float]] = field(default_factory=list)  # (updates, best time, farthest m)
+
+
+def _segments(rng: np.random.Generator, masks: np.ndarray, n: int, horizon: int, lo: int, hi: int) -> np.ndarray:
+    """``n`` rows of ``horizon`` key masks made of held segments."""
+    longest = (horizon + lo - 1) // lo + 1
+    durations = rng.integers(lo, hi + 1, (n, longest))
+    choices = masks[rng.integers(0, len(masks), (n, longest))]
+    ends = np.cumsum(durations, axis=1)
+    t = np.arange(horizon)
+    seg = (t[None, :, None] >= ends[:, None, :]).sum(axis=2)
+    return np.take_along_axis(choices, seg, axis=1).astype(np.int8)
+
+
+def _cells(state: np.ndarray, cell_m: float) -> np.ndarray:
+    x = state[:, TORSO, 0] / UNITS_PER_METRE
+    angle = np.round(state[:, TORSO, 2] / 0.35)
+    spread = np.round((state[:, LEFT_THIGH, 2] - state[:, RIGHT_THIGH, 2]) / 0.5)
+    return np.stack([np.floor(x / cell_m), angle, spread], axis=1).astype(np.int64)
+
+
+def _select(score: np.ndarray, cells: np.ndarray, k: int, per_cell: int) -> np.ndarray:
+    """Up to ``k`` indices by score, at most ``per_cell`` per cell (then the rest by score)."""
+    order = np.argsort(-score, kind="stable")
+    _, cell_id = np.unique(cells[order], axis=0, return_inverse=True)
+    cell_id = cell_id.ravel()
+    rank = np.zeros(len(order), dtype=np.int64)
+    seen: dict[int, int] = {}
+    for i, c in enumerate(cell_id):
+        rank[i] = seen.get(int(c), 0)
+        seen[int(c)] = rank[i] + 1
+    first = order[rank < per_cell]
+    if len(first) >= k:
+        return first[:k]
+    rest = order[rank >= per_cell]
+    return np.concatenate([first, rest[: k - len(first)]])
+
+
+class Planner:
+    def __init__(self, state: SearchState, expander: Expander) -> None:
+        self.state = state
+        self.cfg = state.config
+        self.expander = expander
+        self.masks = action_masks(self.cfg.action_set).astype(np.int8)
+        self.rng = np.random.default_rng(self.cfg.seed)
+        if state.rng:
+            self.rng.bit_generator.state = state.rng
+        if state.snapshots:
+            self.games = sim_env.GameSet(self.cfg.sincos).select(np.zeros(0, dtype=np.int32))
+            for s in state.snapshots:
+                self.games.add(s)
+        else:
+            self._restart()
+
+    def _restart(self) -> None:
+        self.games = sim_env.GameSet(self.cfg.sincos)
+        self.state.keys = [np.zeros(0, dtype=np.int8)]
+        self.state.stage = 0
+
+    def step(self) -> None:
+        """One stage: expand, record finishes, keep the next beam."""
+        cfg, st = self.cfg, self.state
+        t0 = time.process_time()
+        n_parents = len(self.games)
+        parent = np.repeat(np.arange(n_parents, dtype=np.int32), cfg.children)
+        keys = _segments(self.rng, self.masks, len(parent), cfg.horizon, cfg.min_hold, cfg.max_hold)
+        out = self.expander.expand(self.games, parent, keys)
+        st.updates += int(out["updates"].sum())
+        finished = out["ended"] & out["landed"]
+        alive = ~out["ended"]
+        x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
+        st.farthest_m = max(st.farthest_m, float(x.max()))
+        for c in np.flatnonzero(finished):
+            t = float(out["score_time"][c])
+            if t < st.best_time_s:
+                st.best_time_s = t
+                st.best_keys = np.concatenate([st.keys[parent[c]], keys[c, : out["updates"][c]]])
+        too_slow = out["score_time"] >= min(cfg.time_limit, st.best_time_s)
+        keep_mask = alive & ~too_slow
+        if not keep_mask.any():
+            st.restarts += 1
+            self._restart()
+        else:
+            idx = np.flatnonzero(keep_mask)
+            vx = out["state"][idx, TORSO, 3] / UNITS_PER_METRE
+            score = x[idx] + cfg.speed_weight * vx
+            chosen = idx[_select(score, _cells(out["state"][idx], cfg.cell_m), cfg.beam, cfg.per_cell)]
+            # The chosen games again, kept this time (re-running them costs 1/children of the stage).
+            self.games = self._keep(parent[chosen], keys[chosen])
+            st.keys = [np.concatenate([st.keys[parent[c]], keys[c]]) for c in chosen]
+            st.stage += 1
+        st.cpu_seconds += time.process_time() - t0
+        st.history.append((st.updates, st.best_time_s, st.farthest_m))
+
+    def _keep(self, parent: np.ndarray, keys: np.ndarray) -> sim_env.GameSet:
+        threads = getattr(self.expander, "threads", 1)
+        return self.games.expand(parent, keys, threads=threads, keep=True)["games"]
+
+    def save(self, path: Path) -> None:
+        st = self.state
+        st.rng = self.rng.bit_generator.state
+        st.snapshots = [self.games.snapshot(i) for i in range(len(self.games))]
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump({"version": STATE_VERSION, "state": st}, f)
+        os.replace(tmp, path)
+
+
+def load_state(path: str | Path) -> SearchState:
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            data = pickle.load(f)
+        if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+            raise ValueError("not a search state of this version")
+        state = data["state"]
+        if not isinstance(state, SearchState):
+            raise ValueError("not a search state")
+        return state
+    except FileNotFoundError:
+        raise UserInputError(f"resume file not found: {p}") from None
+    except Exception as exc:
+        raise UserInputError(f"cannot resume from {p}: {exc}; start a new search without --resume") from None
+
+
+def describe(state: SearchState) -> dict[str, Any]:
+    return {
+        "best_time_s": None if state.best_keys is None else state.best_time_s,
+        "farthest_m": state.farthest_m,
+        "updates": state.updates,
+        "cpu_seconds": state.cpu_seconds,
+        "stages": len(state.history),
+        "restarts": state.restarts,
+        "config": asdict(state.config),
+    }
+
+
+__all__ = ["LocalExpander", "Planner", "PlannerConfig", "SearchState", "describe", "load_state"]
+
+
+def new_state(config: PlannerConfig) -> SearchState:
+    config.check()
+    return SearchState(config=config)
+
+
+def run_search(
+    state: SearchState,
+    expander: Expander,
+    budget_updates: int,
+    minutes: float = 0.0,
+    state_path: Path | None = None,
+    progress: bool = True,
+) -> SearchState:
+    """Search until ``budget_updates`` game updates have been simulated in all (a resumed
+    search counts what it already did), or ``minutes`` of wall time (if > 0) have passed;
+    saves its state after every stage."""
+    if budget_updates < 1:
+        raise UserInputError(f"the budget must be at least 1 update, got {budget_updates}")
+    from tqdm import tqdm
+
+    planner = Planner(state, expander)
+    start = time.monotonic()
+    done0 = state.updates
+    bar = tqdm(
+        total=budget_updates,
+        initial=min(state.updates, budget_updates),
+        unit=" updates",
+        unit_scale=True,
+        desc="search",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    try:
+        while state.updates < budget_updates:
+            if minutes > 0 and time.monotonic() - start > minutes * 60:
+                break
+            before = state.updates
+            planner.step()
+            if state_path is not None:
+                planner.save(state_path)
+            bar.update(min(state.updates, budget_updates) - min(before, budget_updates))
+            rate = (state.updates - done0) / max(1e-9, time.monotonic() - start)
+            best = f"{state.best_time_s:.2f} s" if state.best_keys is not None else "none yet"
+            bar.set_postfix_str(f"best {best}, farthest {state.farthest_m:.1f} m, {rate:,.0f} updates/s", refresh=False)
+    finally:
+        bar.close()
+        planner.save(state_path) if state_path is not None else None
+    return state
+
+
+def best_run_meta(state: SearchState, command: str) -> dict[str, Any]:
+    """What a saved best run says about how it was found."""
+    return {
+        "planner": "beam search with diversity (agents/planner.py)",
+        "finish_time_s": state.best_time_s,
+        "farthest_m": state.farthest_m,
+        "command": command,
+        "seed": state.config.seed,
+        "updates": state.updates,
+        "cpu_seconds": round(state.cpu_seconds, 1),
+        "config": asdict(state.config),
+    }

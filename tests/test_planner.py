@@ -1,0 +1,118 @@
+"""The planner (``qwop search``): deterministic for a seed, budget and worker count, resumable
+without losing work, its best run replays exactly, and bad input is one line."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sim_env
+from agents.planner import LocalExpander, Planner, PlannerConfig, SearchState, load_state, new_state, run_search
+from sim_env.gaits import SHUFFLE, gait_keys
+from tests.clitools import one_line_error, qwop
+
+NEEDS_RAY = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None, reason="needs the ray package (bash scripts/test.sh installs it)"
+)
+SMALL = PlannerConfig(beam=24, children=6, horizon=12, seed=5)
+
+
+def _search(budget: int, threads: int = 2, state_path: Path | None = None, cfg: PlannerConfig = SMALL) -> SearchState:
+    return run_search(new_state(cfg), LocalExpander(threads), budget, state_path=state_path, progress=False)
+
+
+def test_same_seed_budget_and_workers_give_the_same_search() -> None:
+    a, b = _search(30_000), _search(30_000)
+    assert a.updates == b.updates and a.farthest_m == b.farthest_m and a.history == b.history
+    assert all(np.array_equal(x, y) for x, y in zip(a.keys, b.keys, strict=True))
+    # The engine is deterministic, so even another thread count finds the same.
+    c = _search(30_000, threads=1)
+    assert c.history == a.history
+    assert _search(30_000, cfg=PlannerConfig(beam=24, children=6, horizon=12, seed=6)).history != a.history
+
+
+def test_beam_games_are_their_keys() -> None:
+    """Every kept game is exactly its key sequence replayed from the start."""
+    st = _search(20_000)
+    p = Planner(st, LocalExpander(1))
+    for i in (0, len(p.games) - 1):
+        sim = sim_env.QwopSim()
+        sim.advance(st.keys[i])
+        snap = sim_env.QwopSim()
+        snap.restore(p.games.snapshot(i))
+        assert np.array_equal(sim.body_state(), snap.body_state()) and sim.score_time == snap.score_time
+
+
+def test_resume_continues_without_losing_work(tmp_path: Path) -> None:
+    path = tmp_path / "state.pkl"
+    _search(15_000, state_path=path)
+    first = load_state(path)
+    assert first.updates >= 15_000
+    resumed = run_search(first, LocalExpander(2), 40_000, state_path=path, progress=False)
+    whole = _search(40_000)
+    assert resumed.history == whole.history and resumed.updates == whole.updates
+    assert all(np.array_equal(x, y) for x, y in zip(resumed.keys, whole.keys, strict=True))
+
+
+def test_a_finish_is_found_and_replays_exactly() -> None:
+    """From a game a few metres before the line, the planner finishes; its keys from the
+    start replay in the simulator to the same finish time."""
+    prefix = gait_keys(SHUFFLE, 5000)
+    run = sim_env.replay(prefix)
+    near = int(np.argmax(run["state"][:, 0, 0] > 970.0))  # 97 m
+    assert run["state"][near, 0, 0] > 970.0
+    prefix = prefix[: near + 1]
+    sim = sim_env.QwopSim()
+    sim.advance(prefix)
+    st = SearchState(config=PlannerConfig(beam=16, children=8, horizon=20, seed=1, time_limit=200.0))
+    st.snapshots, st.keys = [sim.snapshot()], [prefix]
+    run_search(st, LocalExpander(2), 60_000, progress=False)
+    assert st.best_keys is not None and st.best_time_s < 200
+    out = sim_env.replay(st.best_keys)
+    assert out["game_ended"][-1] and out["jump_landed"][-1] and out["score_time"][-1] == st.best_time_s
+
+
+def test_search_cli_writes_the_best_run_and_resumes(tmp_path: Path) -> None:
+    state = tmp_path / "s.pkl"
+    args = ["search", "--updates", "8000", "--beam", "8", "--children", "4", "--horizon", "10", "--threads", "1"]
+    p = qwop(*args, "--state", str(state), "--out", str(tmp_path / "best.npz"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert state.is_file() and "state saved in" in p.stdout
+    # An existing state is never overwritten by a new search.
+    one_line_error(qwop(*args, "--state", str(state)), "exists", "--resume")
+    p = qwop("search", "--resume", str(state), "--updates", "12000")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert load_state(state).updates >= 12000
+
+
+def test_search_bad_input_is_one_line(tmp_path: Path) -> None:
+    one_line_error(qwop("search", "--updates", "0"), "--updates")
+    one_line_error(qwop("search", "--minutes", "-1"), "--minutes")
+    bad = tmp_path / "bad.pkl"
+    bad.write_bytes(b"not a state")
+    one_line_error(qwop("search", "--resume", str(bad), "--updates", "10"), "cannot resume")
+    one_line_error(qwop("search", "--resume", str(tmp_path / "none.pkl"), "--updates", "10"), "not found")
+    one_line_error(qwop("search", "--state", str(tmp_path / "x.pkl")), "budget")
+
+
+@NEEDS_RAY
+def test_ray_address_that_does_not_answer(tmp_path: Path) -> None:
+    p = qwop("search", "--updates", "100", "--ray", "127.0.0.1:9", "--state", str(tmp_path / "r.pkl"))
+    one_line_error(p, "does not answer")
+
+
+@NEEDS_RAY
+def test_search_on_a_local_ray_cluster_equals_the_embedded_engine() -> None:
+    from agents.ray_expander import RayExpander
+
+    ray_exp = RayExpander("local", workers=2)
+    try:
+        on_ray = run_search(new_state(SMALL), ray_exp, 20_000, progress=False)
+    finally:
+        ray_exp.close()
+    local = _search(20_000)
+    assert on_ray.history == local.history and on_ray.updates == local.updates
+    assert all(np.array_equal(x, y) for x, y in zip(on_ray.keys, local.keys, strict=True))
