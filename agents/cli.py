@@ -192,7 +192,12 @@ def _plan(args: argparse.Namespace) -> int:
         state_path = Path(args.resume)
     else:
         cfg = PlannerConfig(
-            beam=args.beam, children=args.children, horizon=args.horizon, seed=args.seed, time_limit=args.time_limit
+            beam=args.beam,
+            children=args.children,
+            horizon=args.horizon,
+            seed=args.seed,
+            time_limit=args.time_limit,
+            speed_weight=args.speed_weight,
         )
         state = new_state(cfg)
         state_path = Path(args.state)
@@ -201,7 +206,7 @@ def _plan(args: argparse.Namespace) -> int:
                 f"{state_path} exists (a search's saved state): resume it with --resume {state_path}, "
                 "or choose another --state"
             )
-    budget = args.updates if args.updates is not None else 10**15
+    budget = args.updates
     if args.updates is None and not args.minutes:
         raise UserInputError("give a budget: --updates N (deterministic) or --minutes M")
     if args.ray:
@@ -277,7 +282,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--beam", type=positive_int, default=512, help="games kept per stage (default 512)")
     p.add_argument("--children", type=positive_int, default=16, help="copies expanded per kept game (default 16)")
     p.add_argument("--horizon", type=positive_int, default=24, help="updates per stage (default 24)")
-    p.add_argument("--time-limit", type=positive_float, default=60.0, help="game seconds before a line is dropped")
+    p.add_argument("--time-limit", type=positive_float, default=100.0, help="game seconds before a line is dropped")
+    p.add_argument(
+        "--speed-weight", type=float, default=0.5, help="score = distance (m) + this x torso speed (m/s); default 0.5"
+    )
     p.add_argument("--state", default="search_state.pkl", help="where the search's state is saved after every stage")
     p.add_argument("--resume", help="continue the search saved in this state file (its settings are kept)")
     p.add_argument("--ray", help="run on Ray: a cluster address, or 'local' to start one on this machine")

@@ -53,7 +53,9 @@ class PlannerConfig:
     speed_weight: float = 0.5  # score = distance (m) + speed_weight * torso speed (m/s)
     per_cell: int = 3  # kept games per diversity cell
     cell_m: float = 0.5  # cell size along the track (m)
-    time_limit: float = 60.0  # game seconds before a line of search is given up
+    time_limit: float = 100.0  # game seconds before a line of search is given up
+    refine: float = 0.75  # after a finish, share of restarts that resume the best run from a random point
+    pace_margin_m: float = 3.0  # once a run finished, drop games this far behind it at the same update
     seed: int = 0
     sincos: str = "fma"
 
@@ -99,12 +101,14 @@ class SearchState:
     keys: list[np.ndarray] = field(default_factory=list)  # each beam game's key masks so far
     rng: dict[str, Any] = field(default_factory=dict)
     best_keys: np.ndarray | None = None
+    best_x: np.ndarray | None = None  # the best run's torso x (m) after each update
     best_time_s: float = float("inf")
     farthest_m: float = 0.0
     updates: int = 0
     cpu_seconds: float = 0.0
     restarts: int = 0
     history: list[tuple[int, float, float]] = field(default_factory=list)  # (updates, best time, farthest m)
+    wall: list[float] = field(default_factory=list)  # wall-clock seconds of search at the end of each stage
 
 
 def _segments(rng: np.random.Generator, masks: np.ndarray, n: int, horizon: int, lo: int, hi: int) -> np.ndarray:
@@ -159,29 +163,46 @@ class Planner:
             self._restart()
 
     def _restart(self) -> None:
-        self.games = sim_env.GameSet(self.cfg.sincos)
-        self.state.keys = [np.zeros(0, dtype=np.int8)]
-        self.state.stage = 0
+        """A new line of search: from the start, or (refining) from the best run's game at a
+        random update, to look for a faster way on from there."""
+        st = self.state
+        prefix = np.zeros(0, dtype=np.int8)
+        if st.best_keys is not None and self.rng.random() < self.cfg.refine:
+            prefix = st.best_keys[: int(self.rng.integers(0, max(1, len(st.best_keys) - self.cfg.horizon)))]
+        sim = sim_env.QwopSim(sincos=self.cfg.sincos)
+        sim.advance(prefix)
+        self.games = sim_env.GameSet(self.cfg.sincos).select(np.zeros(0, dtype=np.int32))
+        self.games.add(sim.snapshot())
+        st.keys = [prefix]
+        st.stage = 0
+
+    def _new_best(self, keys: np.ndarray, time_s: float) -> None:
+        st = self.state
+        st.best_time_s, st.best_keys = time_s, keys
+        st.best_x = sim_env.replay(keys, sincos=self.cfg.sincos)["state"][:, TORSO, 0] / UNITS_PER_METRE
 
     def step(self) -> None:
         """One stage: expand, record finishes, keep the next beam."""
         cfg, st = self.cfg, self.state
-        t0 = time.process_time()
+        t0, w0 = time.process_time(), time.monotonic()
         n_parents = len(self.games)
         parent = np.repeat(np.arange(n_parents, dtype=np.int32), cfg.children)
         keys = _segments(self.rng, self.masks, len(parent), cfg.horizon, cfg.min_hold, cfg.max_hold)
         out = self.expander.expand(self.games, parent, keys)
         st.updates += int(out["updates"].sum())
-        finished = out["ended"] & out["landed"]
+        # The game's own end: the final jump landed, and the score it shows is 100 m.
+        finished = out["ended"] & out["landed"] & (out["score"] >= sim_env.FINISH_M)
         alive = ~out["ended"]
         x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
         st.farthest_m = max(st.farthest_m, float(x.max()))
         for c in np.flatnonzero(finished):
             t = float(out["score_time"][c])
             if t < st.best_time_s:
-                st.best_time_s = t
-                st.best_keys = np.concatenate([st.keys[parent[c]], keys[c, : out["updates"][c]]])
+                self._new_best(np.concatenate([st.keys[parent[c]], keys[c, : out["updates"][c]]]), t)
         too_slow = out["score_time"] >= min(cfg.time_limit, st.best_time_s)
+        if st.best_x is not None:
+            at = np.minimum(len(st.keys[0]) + out["updates"], len(st.best_x)) - 1
+            too_slow |= x < st.best_x[at] - cfg.pace_margin_m
         keep_mask = alive & ~too_slow
         if not keep_mask.any():
             st.restarts += 1
@@ -197,6 +218,7 @@ class Planner:
             st.stage += 1
         st.cpu_seconds += time.process_time() - t0
         st.history.append((st.updates, st.best_time_s, st.farthest_m))
+        st.wall.append((st.wall[-1] if st.wall else 0.0) + time.monotonic() - w0)
 
     def _keep(self, parent: np.ndarray, keys: np.ndarray) -> sim_env.GameSet:
         threads = getattr(self.expander, "threads", 1)
@@ -252,39 +274,45 @@ def new_state(config: PlannerConfig) -> SearchState:
 def run_search(
     state: SearchState,
     expander: Expander,
-    budget_updates: int,
+    budget_updates: int | None,
     minutes: float = 0.0,
     state_path: Path | None = None,
     progress: bool = True,
 ) -> SearchState:
     """Search until ``budget_updates`` game updates have been simulated in all (a resumed
-    search counts what it already did), or ``minutes`` of wall time (if > 0) have passed;
+    search counts what it already did) and/or ``minutes`` of wall time (if > 0) have passed;
     saves its state after every stage."""
-    if budget_updates < 1:
+    if budget_updates is None and not minutes > 0:
+        raise UserInputError("give a budget: a number of updates or of minutes")
+    if budget_updates is not None and budget_updates < 1:
         raise UserInputError(f"the budget must be at least 1 update, got {budget_updates}")
     from tqdm import tqdm
 
     planner = Planner(state, expander)
     start = time.monotonic()
     done0 = state.updates
+    by_updates = budget_updates is not None
     bar = tqdm(
-        total=budget_updates,
-        initial=min(state.updates, budget_updates),
-        unit=" updates",
-        unit_scale=True,
+        total=budget_updates if by_updates else round(minutes * 60),
+        initial=min(state.updates, budget_updates) if by_updates else 0,
+        unit=" updates" if by_updates else " s",
+        unit_scale=by_updates,
         desc="search",
         disable=not progress,
         dynamic_ncols=True,
     )
     try:
-        while state.updates < budget_updates:
+        while budget_updates is None or state.updates < budget_updates:
             if minutes > 0 and time.monotonic() - start > minutes * 60:
                 break
             before = state.updates
             planner.step()
             if state_path is not None:
                 planner.save(state_path)
-            bar.update(min(state.updates, budget_updates) - min(before, budget_updates))
+            if by_updates:
+                bar.update(min(state.updates, budget_updates) - min(before, budget_updates))
+            else:
+                bar.update(min(round(time.monotonic() - start), bar.total) - bar.n)
             rate = (state.updates - done0) / max(1e-9, time.monotonic() - start)
             best = f"{state.best_time_s:.2f} s" if state.best_keys is not None else "none yet"
             bar.set_postfix_str(f"best {best}, farthest {state.farthest_m:.1f} m, {rate:,.0f} updates/s", refresh=False)

@@ -4,7 +4,7 @@
 # $QWOP_GAME holds your copy of the original, and is skipped with the reason otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh test,train,browser
+bash scripts/install.sh test,train,browser,scale
 PY=.venv/bin/python
 echo "== ruff"
 "$PY" -m ruff check .
