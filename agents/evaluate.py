@@ -81,17 +81,12 @@ def rollouts(
     bar = tqdm(total=episodes, desc="episodes", unit=" ep", disable=not progress, dynamic_ncols=True)
     opts = dict(env_options, time_limit=time_limit, start_noise_updates=start_noise_updates)
     n = max(1, min(num_envs, episodes))
-    env = QwopVecEnv(n, min(num_threads, n), **opts)
+    env = QwopVecEnv(n, min(num_threads, n), track_keys=True, **opts)
     obs, _ = env.reset(seed=seed)
-    masks, frame_skip = env.config.masks, env.config.frame_skip
-    keys: list[list[int]] = [list(env.episode_prefix[i]) for i in range(n)]
     done: list[Episode] = []
     while len(done) < episodes:
         action, _ = model.predict(obs, deterministic=deterministic)
-        action = np.asarray(action).reshape(n)
-        for i in range(n):
-            keys[i].extend([int(masks[action[i]])] * frame_skip)
-        obs, _, term, trunc, inf = env.step(action)
+        obs, _, term, trunc, inf = env.step(np.asarray(action).reshape(n))
         for i in np.flatnonzero(term | trunc):
             fi = inf["final_info"]
             done.append(
@@ -100,10 +95,9 @@ def rollouts(
                     float(fi["score_time"][i]),
                     bool(fi["finished"][i]),
                     bool(fi["fallen"][i]),
-                    np.array(keys[i], dtype=np.int8),
+                    fi["keys"][i],
                 )
             )
-            keys[i] = list(env.episode_prefix[i])
             bar.update(min(1, episodes - bar.n))
     bar.close()
     env.close()
@@ -111,11 +105,9 @@ def rollouts(
 
 
 def best_episode(episodes: list[Episode]) -> tuple[Episode, np.ndarray]:
-    """The best episode (see :func:`_rank`) and its keys cut at the end of its game (frame
-    skip may run past it)."""
+    """The best episode (see :func:`_rank`) and its keys (one per update it ran)."""
     best = max(episodes, key=lambda e: _rank(e.finished, e.time_s, e.score))
-    run = sim_env.replay(best.keys)
-    return best, best.keys[: len(run["state"])]
+    return best, best.keys
 
 
 def evaluate_policy_sim(

@@ -33,7 +33,7 @@ class QwopVecEnv(VectorEnv):
 
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int, num_threads: int | None = None, **options: Any) -> None:
+    def __init__(self, num_envs: int, num_threads: int | None = None, track_keys: bool = False, **options: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         self.config = EnvConfig(**options)
@@ -50,6 +50,10 @@ class QwopVecEnv(VectorEnv):
         # episode can be replayed exactly: prefix + the masks of its actions.
         self.episode_prefix: list[np.ndarray] = [np.zeros(0, dtype=np.int8) for _ in range(num_envs)]
         self._np_random_envs: np.random.Generator = np.random.default_rng()
+        # With track_keys, every episode's key masks (start included, one per update run), so
+        # that final_info["keys"] replays it exactly (sim_env.replay).
+        self.track_keys = track_keys
+        self._keys: list[list[int]] = [[] for _ in range(num_envs)]
 
     @property
     def batch(self) -> sim_env.BatchSim:
@@ -63,6 +67,8 @@ class QwopVecEnv(VectorEnv):
             if keys.size:
                 self._batch.advance_env(int(i), keys)
             self.episode_prefix[int(i)] = keys
+            if self.track_keys:
+                self._keys[int(i)] = [int(k) for k in keys]
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -70,6 +76,7 @@ class QwopVecEnv(VectorEnv):
         if seed is not None:
             self._np_random_envs = np.random.default_rng(seed if isinstance(seed, int) else list(seed))
         self._batch.reset()
+        self._keys = [[] for _ in range(self.num_envs)]
         everyone = np.arange(self.num_envs)
         self._start_noise(everyone)
         return self._batch.obs.copy(), {"reward_terms": np.zeros((self.num_envs, len(REWARD_TERMS)))}
@@ -81,7 +88,11 @@ class QwopVecEnv(VectorEnv):
         if a.min() < 0 or a.max() >= len(self._masks):
             raise ValueError(f"actions must be in 0..{len(self._masks) - 1} (action set {self.config.action_set!r})")
         b = self._batch
-        b.step(self._masks[a])
+        masks = self._masks[a]
+        b.step(masks)
+        if self.track_keys:
+            for i, (m, n) in enumerate(zip(masks.tolist(), b.step_updates.tolist(), strict=True)):
+                self._keys[i].extend([m] * n)
         terminated = b.terminated.astype(bool)
         truncated = b.truncated.astype(bool)
         done = terminated | truncated
@@ -112,6 +123,13 @@ class QwopVecEnv(VectorEnv):
                 "finished": finished,
                 "_finished": done.copy(),
             }
+            if self.track_keys:
+                keys = np.full(self.num_envs, None, dtype=object)
+                for i in idx:
+                    keys[i] = np.array(self._keys[i], dtype=np.int8)
+                    self._keys[i] = []
+                info["final_info"]["keys"] = keys
+                info["final_info"]["_keys"] = done.copy()
             info["_final_info"] = done.copy()
             self._start_noise(idx)
         return b.obs.copy(), reward, terminated, truncated & ~terminated, info

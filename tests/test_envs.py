@@ -230,3 +230,25 @@ def test_render_rgb_array() -> None:
     img = env.render()
     assert img.shape == (400, 640, 3) and img.dtype == np.uint8
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 3  # runner, track, sky drawn
+
+
+def test_vec_env_final_keys_replay_each_episode() -> None:
+    """With track_keys, final_info["keys"] is every update's mask of the episode (start noise
+    included), and replaying it gives the episode's last state."""
+    import sim_env
+    from sim_env.vec_env import QwopVecEnv
+
+    env = QwopVecEnv(3, 1, track_keys=True, frame_skip=3, time_limit=2.0, start_noise_updates=5)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(40):
+        _, _, term, trunc, info = env.step(rng.integers(0, 9, 3))
+        for i in np.flatnonzero(term | trunc):
+            keys = info["final_info"]["keys"][i]
+            run = sim_env.replay(keys)
+            assert len(run["state"]) == len(keys)
+            assert np.array_equal(run["state"][-1], env.batch.final_state[i])
+            checked += 1
+    assert checked >= 3
+    env.close()

@@ -33,6 +33,7 @@ BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options,
   buf_.fallen.assign(N, 0);
   buf_.jump_landed.assign(N, 0);
   buf_.episode_updates.assign(N, 0);
+  buf_.step_updates.assign(N, 0);
   buf_.keys.assign(N, 0);
   buf_.obs.assign(N * obs_size(), 0.0f);
   buf_.final_obs.assign(N * obs_size(), 0.0f);
@@ -57,7 +58,7 @@ size_t BatchSim::bytes_per_env() const {
   // The env (game and episode, with its observation frames) plus this env's share of every buffer.
   const size_t S = kNumParts * kStateColumns;
   return sizeof(Env) + obs_size() * sizeof(float) + 2 * S * sizeof(double) + 8 * sizeof(double) + 4 * sizeof(uint8_t) +
-         2 * sizeof(int32_t) + 2 * obs_size() * sizeof(float) + kNumRewardTerms * sizeof(double);
+         3 * sizeof(int32_t) + 2 * obs_size() * sizeof(float) + kNumRewardTerms * sizeof(double);
 }
 
 void BatchSim::write_state(int i) {
@@ -98,6 +99,7 @@ void BatchSim::run_range(int begin, int end, StepScratch& scratch) {
   for (int i = begin; i < end; ++i) {
     const StepOutcome out = envs_[i].step(buf_.keys[i], scratch);
     buf_.reward[i] = out.reward;
+    buf_.step_updates[i] = out.updates;
     buf_.terminated[i] = out.terminated;
     buf_.truncated[i] = out.truncated;
     std::memcpy(&buf_.terms[static_cast<size_t>(i) * kNumRewardTerms], out.terms, sizeof(out.terms));

@@ -324,7 +324,7 @@ void bind_batch(py::module_& m) {
   })
       QWOP_VIEW(reward) QWOP_VIEW(score) QWOP_VIEW(score_time) QWOP_VIEW(distance) QWOP_VIEW(final_score)
       QWOP_VIEW(final_time) QWOP_VIEW(terminated) QWOP_VIEW(truncated) QWOP_VIEW(fallen) QWOP_VIEW(jump_landed)
-      QWOP_VIEW(episode_updates) QWOP_VIEW(keys)
+      QWOP_VIEW(episode_updates) QWOP_VIEW(step_updates) QWOP_VIEW(keys)
 #undef QWOP_VIEW
       .def_property_readonly("obs", [](py::object self) {
         auto& b = self.cast<qwop::BatchSim&>();
