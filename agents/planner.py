@@ -97,7 +97,7 @@ class SearchState:
 
     config: PlannerConfig
     stage: int = 0
-    snapshots: list[bytes] = field(default_factory=list)  # the beam's games
+    snapshots: list[bytes] = field(default_factory=list)  # unused: the beam is rebuilt from `keys`
     keys: list[np.ndarray] = field(default_factory=list)  # each beam game's key masks so far
     rng: dict[str, Any] = field(default_factory=dict)
     best_keys: np.ndarray | None = None
@@ -155,12 +155,20 @@ class Planner:
         self.rng = np.random.default_rng(self.cfg.seed)
         if state.rng:
             self.rng.bit_generator.state = state.rng
-        if state.snapshots:
-            self.games = sim_env.GameSet(self.cfg.sincos).select(np.zeros(0, dtype=np.int32))
-            for s in state.snapshots:
-                self.games.add(s)
+        if state.keys:
+            self.games = self._replayed(state.keys)
         else:
             self._restart()
+
+    def _replayed(self, keys: list[np.ndarray]) -> sim_env.GameSet:
+        """The beam's games rebuilt from their key sequences (all of one length: the beam
+        is time-synchronous), so a saved search does not depend on the snapshot format."""
+        rows = np.stack(keys) if len(keys[0]) else np.zeros((len(keys), 0), dtype=np.int8)
+        start = sim_env.GameSet(self.cfg.sincos)
+        if rows.shape[1] == 0:
+            return start.select(np.zeros(len(keys), dtype=np.int32))
+        threads = getattr(self.expander, "threads", 1)
+        return start.expand(np.zeros(len(keys), dtype=np.int32), rows, threads=threads, keep=True)["games"]
 
     def _restart(self) -> None:
         """A new line of search: from the start, or (refining) from the best run's game at a
@@ -227,7 +235,7 @@ class Planner:
     def save(self, path: Path) -> None:
         st = self.state
         st.rng = self.rng.bit_generator.state
-        st.snapshots = [self.games.snapshot(i) for i in range(len(self.games))]
+        st.snapshots = []  # the beam is saved as its keys (see _replayed)
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "wb") as f:
             pickle.dump({"version": STATE_VERSION, "state": st}, f)
