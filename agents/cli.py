@@ -284,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--horizon", type=positive_int, default=24, help="updates per stage (default 24)")
     p.add_argument("--time-limit", type=positive_float, default=100.0, help="game seconds before a line is dropped")
     p.add_argument(
-        "--speed-weight", type=float, default=0.5, help="score = distance (m) + this x torso speed (m/s); default 0.5"
+        "--speed-weight", type=float, default=1.5, help="score = distance (m) + this x torso speed (m/s); default 1.5"
     )
     p.add_argument("--state", default="search_state.pkl", help="where the search's state is saved after every stage")
     p.add_argument("--resume", help="continue the search saved in this state file (its settings are kept)")
