@@ -286,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--speed-weight", type=float, default=1.5, help="score = distance (m) + this x torso speed (m/s); default 1.5"
     )
-    p.add_argument("--state", default="search_state.pkl", help="where the search's state is saved after every stage")
+    p.add_argument("--state", default="search_state.npz", help="where the search's state is saved after every stage")
     p.add_argument("--resume", help="continue the search saved in this state file (its settings are kept)")
     p.add_argument("--ray", help="run on Ray: a cluster address, or 'local' to start one on this machine")
     p.add_argument("--gif", help="write a GIF of the best run")

@@ -3,21 +3,24 @@
 A time-synchronous beam search with diversity. Every stage, each kept game is copied
 ``children`` times and each copy runs ``horizon`` updates of random held key masks (segments
 of ``min_hold``..``max_hold`` updates); falls are dropped, finishes are recorded, and the next
-beam keeps the copies that are farthest ahead (plus a share of their speed), at most
-``per_cell`` per cell of (distance, torso angle, thigh spread), so that different gaits
-survive. Because every game in a stage has run the same number of updates, "farthest" means
-"fastest so far"; the best finish is the fastest run found. The games live in C++
-(``sim_env.GameSet``), expanded on every core, or on a Ray cluster (``--ray``).
+beam keeps the copies that score best (distance, plus shares of the torso's speed and the
+head's height), at most ``per_cell`` per cell of (distance, torso angle, thigh spread), so
+that different gaits survive. Because every game in a stage has run the same number of
+updates, "farthest" means "fastest so far". Once a run has finished, games more than
+``pace_margin_m`` behind its pace are dropped, and when a line of search dies most new lines
+start from the best run at a random update, looking for a faster way on from there. The
+games live in C++ (``sim_env.GameSet``), expanded on every core, or on a Ray cluster.
 
-The search is deterministic for a seed, a budget and a worker count; its state is saved
-after every stage and a stopped search resumes from it without losing work. The best run
-is saved in the demo format (``qwop replay FILE --browser`` replays it in the original).
+The search is deterministic for a seed and a budget in updates, whatever the worker count;
+its state (the beam as key sequences, the RNG, the best run) is saved after every stage and
+a stopped search resumes from it without losing work. The best run is saved in the demo
+format (``qwop replay FILE --browser`` replays it in the original).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import pickle
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -103,7 +106,6 @@ class SearchState:
 
     config: PlannerConfig
     stage: int = 0
-    snapshots: list[bytes] = field(default_factory=list)  # unused: the beam is rebuilt from `keys`
     keys: list[np.ndarray] = field(default_factory=list)  # each beam game's key masks so far
     rng: dict[str, Any] = field(default_factory=dict)
     best_keys: np.ndarray | None = None
@@ -240,30 +242,57 @@ class Planner:
         return self.games.expand(parent, keys, threads=threads, keep=True)["games"]
 
     def save(self, path: Path) -> None:
+        """Write the state atomically (numpy arrays and JSON in one .npz; the beam as keys)."""
         st = self.state
         st.rng = self.rng.bit_generator.state
-        st.snapshots = []  # the beam is saved as its keys (see _replayed)
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as f:
-            pickle.dump({"version": STATE_VERSION, "state": st}, f)
+        meta = {
+            "version": STATE_VERSION,
+            "config": asdict(st.config),
+            "rng": st.rng,
+            "stage": st.stage,
+            "best_time_s": st.best_time_s if st.best_keys is not None else None,
+            "farthest_m": st.farthest_m,
+            "updates": st.updates,
+            "cpu_seconds": st.cpu_seconds,
+            "restarts": st.restarts,
+        }
+        arrays = {
+            "meta": np.array(json.dumps(meta)),
+            "beam_keys": np.stack(st.keys) if st.keys else np.zeros((0, 0), dtype=np.int8),
+            "history": np.array(st.history, dtype=np.float64).reshape(-1, 3),
+            "wall": np.array(st.wall, dtype=np.float64),
+        }
+        if st.best_keys is not None:
+            arrays["best_keys"] = st.best_keys
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, **arrays)
         os.replace(tmp, path)
 
 
 def load_state(path: str | Path) -> SearchState:
+    """A saved search (see ``Planner.save``); one-line errors for a missing or unreadable file."""
     p = Path(path)
     try:
-        with open(p, "rb") as f:
-            data = pickle.load(f)
-        if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
-            raise ValueError("not a search state of this version")
-        state = data["state"]
-        if not isinstance(state, SearchState):
-            raise ValueError("not a search state")
-        return state
+        with np.load(p, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            if meta.get("version") != STATE_VERSION:
+                raise ValueError(f"state version {meta.get('version')}, this planner reads {STATE_VERSION}")
+            st = SearchState(config=PlannerConfig(**meta["config"]))
+            st.keys = [row.astype(np.int8) for row in z["beam_keys"]]
+            st.history = [(int(u), float(b), float(f)) for u, b, f in z["history"]]
+            st.wall = [float(w) for w in z["wall"]]
+            if "best_keys" in z:
+                st.best_keys = z["best_keys"].astype(np.int8)
     except FileNotFoundError:
         raise UserInputError(f"resume file not found: {p}") from None
     except Exception as exc:
         raise UserInputError(f"cannot resume from {p}: {exc}; start a new search without --resume") from None
+    st.rng, st.stage, st.farthest_m = meta["rng"], meta["stage"], meta["farthest_m"]
+    st.updates, st.cpu_seconds, st.restarts = meta["updates"], meta["cpu_seconds"], meta["restarts"]
+    if st.best_keys is not None:
+        st.best_time_s = meta["best_time_s"]
+        st.best_x = sim_env.replay(st.best_keys, sincos=st.config.sincos)["state"][:, TORSO, 0] / UNITS_PER_METRE
+    return st
 
 
 def describe(state: SearchState) -> dict[str, Any]:

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
             LocalExpander(cores),
             None,
             minutes=marks[-1],
-            state_path=Path(tmp) / "state.pkl",
+            state_path=Path(tmp) / "state.npz",
         )
     print(f"planner benchmark: default settings, seed {args.seed}, {cores} threads")
     print("| wall minutes | CPU minutes | updates | best finish | farthest |")

@@ -47,7 +47,7 @@ def test_beam_games_are_their_keys() -> None:
 
 
 def test_resume_continues_without_losing_work(tmp_path: Path) -> None:
-    path = tmp_path / "state.pkl"
+    path = tmp_path / "state.npz"
     _search(15_000, state_path=path)
     first = load_state(path)
     assert first.updates >= 15_000
@@ -74,7 +74,7 @@ def test_a_finish_is_found_and_replays_exactly() -> None:
 
 
 def test_search_cli_writes_the_best_run_and_resumes(tmp_path: Path) -> None:
-    state = tmp_path / "s.pkl"
+    state = tmp_path / "s.npz"
     args = ["search", "--updates", "8000", "--beam", "8", "--children", "4", "--horizon", "10", "--threads", "1"]
     p = qwop(*args, "--state", str(state), "--out", str(tmp_path / "best.npz"))
     assert p.returncode == 0, p.stderr[-2000:]
@@ -89,16 +89,16 @@ def test_search_cli_writes_the_best_run_and_resumes(tmp_path: Path) -> None:
 def test_search_bad_input_is_one_line(tmp_path: Path) -> None:
     one_line_error(qwop("search", "--updates", "0"), "--updates")
     one_line_error(qwop("search", "--minutes", "-1"), "--minutes")
-    bad = tmp_path / "bad.pkl"
+    bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a state")
     one_line_error(qwop("search", "--resume", str(bad), "--updates", "10"), "cannot resume")
-    one_line_error(qwop("search", "--resume", str(tmp_path / "none.pkl"), "--updates", "10"), "not found")
-    one_line_error(qwop("search", "--state", str(tmp_path / "x.pkl")), "budget")
+    one_line_error(qwop("search", "--resume", str(tmp_path / "none.npz"), "--updates", "10"), "not found")
+    one_line_error(qwop("search", "--state", str(tmp_path / "x.npz")), "budget")
 
 
 @NEEDS_RAY
 def test_ray_address_that_does_not_answer(tmp_path: Path) -> None:
-    p = qwop("search", "--updates", "100", "--ray", "127.0.0.1:9", "--state", str(tmp_path / "r.pkl"))
+    p = qwop("search", "--updates", "100", "--ray", "127.0.0.1:9", "--state", str(tmp_path / "r.npz"))
     one_line_error(p, "does not answer")
 
 
