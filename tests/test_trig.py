@@ -95,6 +95,13 @@ def test_own_sincos_equals_glibc_build(variant: str, args: np.ndarray, tmp_path:
     assert_same_bits(args, c, hc, f"cos ({variant})")
 
 
+def test_sincos_table_is_what_its_generator_gives() -> None:
+    pytest.importorskip("mpmath")
+    tool = ROOT / "tools" / "gen_sincos_table.py"
+    p = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+
+
 def test_variants_differ_where_glibcs_builds_do() -> None:
     xs = libm.probe_arguments()
     assert libm.identify(*libm.sincos(xs, "fma")) == "fma"

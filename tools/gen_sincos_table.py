@@ -17,6 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from generated import write_or_check
+
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = ROOT / "sim_env" / "cpp" / "sincos_table.h"
 ENTRIES = 110  # |x| < 0.855469 rounds to at most 110/128 after the +big trick
@@ -51,14 +53,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--check", action="store_true", help="exit 1 if the header is out of date")
     args = p.parse_args()
-    text = render()
-    if args.check:
-        if HEADER.read_text() != text:
-            print(f"{HEADER} is out of date: run python tools/gen_sincos_table.py", file=sys.stderr)
-            return 1
-        return 0
-    HEADER.write_text(text)
-    return 0
+    return write_or_check(HEADER, render(), args.check, "python tools/gen_sincos_table.py")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
+
+from generated import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "sim_env" / "spec.json"
@@ -97,14 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="only check that spec.h is up to date")
     args = ap.parse_args(argv)
-    text = render(json.loads(SPEC.read_text()))
-    if args.check:
-        if HEADER.read_text() != text:
-            print(f"{HEADER} is out of date: run python tools/gen_spec.py", file=sys.stderr)
-            return 1
-        return 0
-    HEADER.write_text(text)
-    return 0
+    return write_or_check(HEADER, render(json.loads(SPEC.read_text())), args.check, "python tools/gen_spec.py")
 
 
 if __name__ == "__main__":
