@@ -279,8 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--minutes", type=positive_float, help="budget: wall-clock minutes (stops after the stage)")
     p.add_argument("--seed", type=int, default=0, help="random seed; the same seed and budget give the same best run")
     p.add_argument("--threads", type=positive_int, help="worker threads (default: all cores) or Ray workers")
-    p.add_argument("--beam", type=positive_int, default=512, help="games kept per stage (default 512)")
-    p.add_argument("--children", type=positive_int, default=16, help="copies expanded per kept game (default 16)")
+    p.add_argument("--beam", type=positive_int, default=256, help="games kept per stage (default 256)")
+    p.add_argument("--children", type=positive_int, default=32, help="copies expanded per kept game (default 32)")
     p.add_argument("--horizon", type=positive_int, default=24, help="updates per stage (default 24)")
     p.add_argument("--time-limit", type=positive_float, default=100.0, help="game seconds before a line is dropped")
     p.add_argument(

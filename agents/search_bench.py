@@ -16,7 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from agents.planner import LocalExpander, PlannerConfig, new_state, run_search
+from agents.planner import LocalExpander, PlannerConfig, load_state, new_state, run_search
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,18 +24,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, nargs="+", default=[1.0, 10.0, 60.0], help="marks (wall minutes)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="a 12-second smoke run")
+    ap.add_argument(
+        "--from-state", help="read the marks from a saved search (qwop search --state) instead of searching"
+    )
     args = ap.parse_args(argv)
     marks = [0.2] if args.quick else sorted(args.minutes)
     cores = os.cpu_count() or 1
-    with tempfile.TemporaryDirectory() as tmp:
-        st = run_search(
-            new_state(PlannerConfig(seed=args.seed)),
-            LocalExpander(cores),
-            None,
-            minutes=marks[-1],
-            state_path=Path(tmp) / "state.npz",
-        )
-    print(f"planner benchmark: default settings, seed {args.seed}, {cores} threads")
+    if args.from_state:
+        st = load_state(args.from_state)
+        print(f"planner benchmark: the saved search {args.from_state} (seed {st.config.seed})")
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            st = run_search(
+                new_state(PlannerConfig(seed=args.seed)),
+                LocalExpander(cores),
+                None,
+                minutes=marks[-1],
+                state_path=Path(tmp) / "state.npz",
+            )
+        print(f"planner benchmark: default settings, seed {args.seed}, {cores} threads")
     print("| wall minutes | CPU minutes | updates | best finish | farthest |")
     print("| --- | --- | --- | --- | --- |")
     for m in marks:
