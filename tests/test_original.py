@@ -191,3 +191,20 @@ def test_realtime_eval_trace_replays_exactly(tmp_path: Path) -> None:
     assert div is None, f"the simulator departs from the real-time trace: {div}"
     out = sim_env.replay_session(demo.events, initial_score_time=demo.initial_score_time)
     assert out["score_time"][-1] == pytest.approx(12.0, abs=0.5)
+
+
+RECORDS = sorted((Path(__file__).resolve().parent.parent / "agents" / "records").glob("*.npz"))
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.stem)
+def test_planner_record_replays_open_loop_in_the_original(game: BrowserGame, path: Path) -> None:
+    """A run the planner found in the simulator finishes in the original in the same time,
+    every state equal to the file's."""
+    from demos.format import load_demo
+    from sim_env.traces import first_divergence
+
+    demo = load_demo(path)
+    out = game.replay_session(demo.events, demo.initial_score_time)
+    assert first_divergence(demo.trace(), out) is None
+    assert out["jump_landed"][-1] and out["score"][-1] >= sim_env.FINISH_M
+    assert out["score_time"][-1] == demo.meta["finish_time_s"]

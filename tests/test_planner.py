@@ -114,3 +114,19 @@ def test_search_on_a_local_ray_cluster_equals_the_embedded_engine() -> None:
     local = _search(20_000)
     assert on_ray.history == local.history and on_ray.updates == local.updates
     assert all(np.array_equal(x, y) for x, y in zip(on_ray.keys, local.keys, strict=True))
+
+
+RECORDS = sorted((Path(__file__).resolve().parent.parent / "agents" / "records").glob("*.npz"))
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.stem)
+def test_shipped_record_replays_to_its_finish_time(path: Path) -> None:
+    from demos.format import load_demo
+
+    demo = load_demo(path)
+    for key in ("finish_time_s", "farthest_m", "command", "seed", "updates", "cpu_seconds"):
+        assert key in demo.meta, key
+    out = sim_env.replay_session(demo.events)
+    assert out["jump_landed"][-1] and out["score"][-1] >= sim_env.FINISH_M
+    assert out["score_time"][-1] == demo.meta["finish_time_s"]
+    assert (path.with_suffix(".gif")).is_file()
