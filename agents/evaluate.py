@@ -19,6 +19,7 @@ import numpy as np
 
 import sim_env
 from agents.model_files import load_model
+from sim_env.spec import UPDATES_PER_SECOND
 from sim_env.usage import UserInputError
 from sim_env.vec_env import QwopVecEnv
 
@@ -255,7 +256,7 @@ def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
             frames.append(render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x))
             end = "   finished!" if sim.jump_landed else ("   fell" if sim.fallen else "")
             labels.append(f"{sim.score:.1f} m   {sim.score_time:.1f} s{end}")
-    save_gif(frames, str(path), fps=30 / every, labels=labels)
+    save_gif(frames, str(path), fps=UPDATES_PER_SECOND / every, labels=labels)
     return Path(path)
 
 

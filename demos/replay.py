@@ -16,6 +16,7 @@ import numpy as np
 
 import sim_env
 from demos.format import Demo, load_demo
+from sim_env.spec import UPDATES_PER_SECOND
 from sim_env.traces import Divergence, first_divergence
 from sim_env.usage import UserInputError
 
@@ -38,7 +39,7 @@ def replay_browser(
     return out, first_divergence(demo.trace(), out)
 
 
-def write_video(demo: Demo, path: str | Path, fps: int = 30, every: int = 2) -> Path:
+def write_video(demo: Demo, path: str | Path, fps: int = UPDATES_PER_SECOND, every: int = 2) -> Path:
     """Draw the recorded states (what the original did) to a GIF or an MP4 at the game's pace,
     showing progress while drawing."""
     from tqdm import tqdm

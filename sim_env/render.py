@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim_env import HURDLE_HALF_EXTENTS, PART_HALF_EXTENTS, PART_NAMES, TRACK_TOP_Y
+from sim_env.spec import UPDATES_PER_SECOND
 
 WIDTH, HEIGHT = 640, 400
 PIXELS_PER_UNIT = 20.0
@@ -101,7 +102,9 @@ def gif_durations(n: int, fps: float) -> list[int]:
     return [b - a for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
-def save_gif(frames: list[np.ndarray], path: str, fps: float = 30, labels: list[str] | None = None) -> None:
+def save_gif(
+    frames: list[np.ndarray], path: str, fps: float = UPDATES_PER_SECOND, labels: list[str] | None = None
+) -> None:
     """Write frames as an animated GIF (needs Pillow) that plays at ``fps`` on average, with an
     optional caption per frame."""
     try:

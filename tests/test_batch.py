@@ -74,6 +74,7 @@ def test_frame_skip_and_time_limit() -> None:
     truncs = 0
     # With frame skip 3 and a 1 s limit, an episode is 10 steps of 3 updates.
     b = sim_env.BatchSim(1, 1, frame_skip=3, time_limit=1.0)
+    assert (b.frame_skip, b.time_limit, b.max_updates, b.frame_stack, b.sincos) == (3, 1.0, 30, 1, "fma")
     for t in range(10):
         b.step(np.array([keys[t * 3]], dtype=np.int32))
         truncs += int(b.truncated[0])

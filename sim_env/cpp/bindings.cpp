@@ -199,6 +199,7 @@ qwop::EpisodeOptions episode_options(int frame_skip, double time_limit, int fram
   qwop::EpisodeOptions o;
   o.frame_skip = frame_skip;
   o.max_updates = qwop::max_updates_for(time_limit);
+  o.time_limit_s = time_limit;
   o.frame_stack = frame_stack;
   if (weights) {
     if (weights->ndim() != 1 || weights->shape(0) != qwop::kNumRewardTerms) {
@@ -308,6 +309,7 @@ void bind_batch(py::module_& m) {
       .def_property_readonly("frame_skip", [](const qwop::BatchSim& b) { return b.options().frame_skip; })
       .def_property_readonly("frame_stack", [](const qwop::BatchSim& b) { return b.options().frame_stack; })
       .def_property_readonly("max_updates", [](const qwop::BatchSim& b) { return b.options().max_updates; })
+      .def_property_readonly("time_limit", [](const qwop::BatchSim& b) { return b.options().time_limit_s; })
       .def_property_readonly("bytes_per_env", &qwop::BatchSim::bytes_per_env)
       .def_property_readonly("state", [](py::object self) {
         auto& b = self.cast<qwop::BatchSim&>();

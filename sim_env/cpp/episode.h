@@ -19,7 +19,8 @@ int max_updates_for(double time_limit_s);
 
 struct EpisodeOptions {
   int frame_skip = 1;     // updates per step
-  int max_updates = 3600; // truncation: updates per episode
+  int max_updates = 3600; // truncation: updates per episode (max_updates_for(time_limit_s))
+  double time_limit_s = 120.0;  // the time limit it was made from (game seconds), for reporting
   int frame_stack = 1;    // observations per step, oldest first
   double weights[kNumRewardTerms] = {1, 0, 0, 0, 0, 0, 0};  // reward = terms . weights
 };
