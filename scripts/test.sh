@@ -11,6 +11,7 @@ echo "== ruff"
 echo "== benchmark smoke runs"
 "$PY" -m sim_env.bench --quick --vec
 "$PY" -m browser_env.bench --quick
+"$PY" -m agents.search_bench --quick
 echo "== pytest"
 set +e
 "$PY" -m pytest -q "$@"
