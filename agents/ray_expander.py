@@ -45,7 +45,7 @@ class RayExpander:
                     _node_ip_address="127.0.0.1",
                 )
             else:
-                ray.init(address=address, log_to_driver=False, _node_ip_address=None)
+                ray.init(address=address, log_to_driver=False)
         except Exception as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UserInputError(f"cannot connect to the Ray cluster at {address!r}: {first}") from None
