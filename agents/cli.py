@@ -277,7 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--updates", type=positive_int, help="budget: game updates to simulate in all (deterministic)")
     p.add_argument("--minutes", type=positive_float, help="budget: wall-clock minutes (stops after the stage)")
-    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed and budget give the same best run")
+    p.add_argument(
+        "--seed", type=int, default=0, help="random seed; the same seed and --updates budget give the same best run"
+    )
     p.add_argument("--threads", type=positive_int, help="worker threads (default: all cores) or Ray workers")
     p.add_argument("--beam", type=positive_int, default=256, help="games kept per stage (default 256)")
     p.add_argument("--children", type=positive_int, default=32, help="copies expanded per kept game (default 32)")
