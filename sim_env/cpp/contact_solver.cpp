@@ -288,34 +288,25 @@ bool contact_solver_solve_position(World& w, StepScratch& s, double baumgarte) {
     double normalX, normalY;
     Vec2 points[2];
     double separations[2];
-    if (c.type == kManifoldFaceA) {
-      const Transform& xfA = bodyA.xf;
-      const Transform& xfB = bodyB.xf;
-      normalX = xfA.R.col1.x * c.localPlaneNormal.x + xfA.R.col2.x * c.localPlaneNormal.y;
-      normalY = xfA.R.col1.y * c.localPlaneNormal.x + xfA.R.col2.y * c.localPlaneNormal.y;
-      const double planePointX = xfA.position.x + (xfA.R.col1.x * c.localPoint.x + xfA.R.col2.x * c.localPoint.y);
-      const double planePointY = xfA.position.y + (xfA.R.col1.y * c.localPoint.x + xfA.R.col2.y * c.localPoint.y);
-      for (int32_t k = 0; k < c.pointCount; ++k) {
-        const Vec2& lp = c.points[k].localPoint;
-        const double clipPointX = xfB.position.x + (xfB.R.col1.x * lp.x + xfB.R.col2.x * lp.y);
-        const double clipPointY = xfB.position.y + (xfB.R.col1.y * lp.x + xfB.R.col2.y * lp.y);
-        separations[k] = (clipPointX - planePointX) * normalX + (clipPointY - planePointY) * normalY - c.radius;
-        points[k] = {clipPointX, clipPointY};
-      }
-    } else {
-      const Transform& xfA = bodyA.xf;
-      const Transform& xfB = bodyB.xf;
-      normalX = xfB.R.col1.x * c.localPlaneNormal.x + xfB.R.col2.x * c.localPlaneNormal.y;
-      normalY = xfB.R.col1.y * c.localPlaneNormal.x + xfB.R.col2.y * c.localPlaneNormal.y;
-      const double planePointX = xfB.position.x + (xfB.R.col1.x * c.localPoint.x + xfB.R.col2.x * c.localPoint.y);
-      const double planePointY = xfB.position.y + (xfB.R.col1.y * c.localPoint.x + xfB.R.col2.y * c.localPoint.y);
-      for (int32_t k = 0; k < c.pointCount; ++k) {
-        const Vec2& lp = c.points[k].localPoint;
-        const double clipPointX = xfA.position.x + (xfA.R.col1.x * lp.x + xfA.R.col2.x * lp.y);
-        const double clipPointY = xfA.position.y + (xfA.R.col1.y * lp.x + xfA.R.col2.y * lp.y);
-        separations[k] = (clipPointX - planePointX) * normalX + (clipPointY - planePointY) * normalY - c.radius;
-        points[k] = {clipPointX, clipPointY};
-      }
+    // The reference face's body gives the plane, the other body the clip points (FACE_B
+    // swaps them, then flips the normal back to point from A to B).
+    const bool faceA = c.type == kManifoldFaceA;
+    const Transform& xfPlane = faceA ? bodyA.xf : bodyB.xf;
+    const Transform& xfClip = faceA ? bodyB.xf : bodyA.xf;
+    normalX = xfPlane.R.col1.x * c.localPlaneNormal.x + xfPlane.R.col2.x * c.localPlaneNormal.y;
+    normalY = xfPlane.R.col1.y * c.localPlaneNormal.x + xfPlane.R.col2.y * c.localPlaneNormal.y;
+    const double planePointX =
+        xfPlane.position.x + (xfPlane.R.col1.x * c.localPoint.x + xfPlane.R.col2.x * c.localPoint.y);
+    const double planePointY =
+        xfPlane.position.y + (xfPlane.R.col1.y * c.localPoint.x + xfPlane.R.col2.y * c.localPoint.y);
+    for (int32_t k = 0; k < c.pointCount; ++k) {
+      const Vec2& lp = c.points[k].localPoint;
+      const double clipPointX = xfClip.position.x + (xfClip.R.col1.x * lp.x + xfClip.R.col2.x * lp.y);
+      const double clipPointY = xfClip.position.y + (xfClip.R.col1.y * lp.x + xfClip.R.col2.y * lp.y);
+      separations[k] = (clipPointX - planePointX) * normalX + (clipPointY - planePointY) * normalY - c.radius;
+      points[k] = {clipPointX, clipPointY};
+    }
+    if (!faceA) {
       normalX = normalX * -1.0;
       normalY = normalY * -1.0;
     }
