@@ -168,38 +168,62 @@ void World::unbuffer_move(int32_t proxy) {
 }
 
 // Broad-phase pairing with the original's rule: proxy A is the node with the lower id.
+//
+// The original walks the tree once per moved proxy (children pushed first then second,
+// pruning subtrees whose box misses the query). Every internal node's box contains its
+// children's (insert_leaf and remove_leaf keep that), so a leaf that overlaps the query is
+// never pruned, and the walk reports exactly the overlapping leaves in the order a full
+// walk reaches them. That order is taken once, and each query tests the leaves directly:
+// the same pairs in the same order, without the walk.
 void World::find_new_contacts(StepScratch* scratch) {
+  static_assert(kMaxNodes <= 64, "one bit per leaf in a 64-bit word");
   Pair local[kMaxPairs];
   Pair* pairs = scratch ? scratch->pairs : local;
   int32_t pairCount = 0;
-  int32_t stack[kMaxNodes];
-  for (int32_t m = 0; m < moveCount; ++m) {
-    const int32_t queryProxy = moveBuffer[m];
-    const AABB fat = tree.nodes[queryProxy].aabb;
-    if (tree.root == kNull) continue;
+  int32_t leaf[kMaxNodes];
+  double lowerX[kMaxNodes], lowerY[kMaxNodes], upperX[kMaxNodes], upperY[kMaxNodes];
+  int32_t leafCount = 0;
+  if (tree.root != kNull && moveCount > 0) {
+    int32_t stack[kMaxNodes];
     int32_t count = 0;
     stack[count++] = tree.root;
     while (count > 0) {
       const int32_t n = stack[--count];
       const TreeNode& node = tree.nodes[n];
-      if (!aabb_overlap(node.aabb, fat)) continue;
       if (node.is_leaf()) {
-        if (n == queryProxy) continue;
-        if (pairCount >= kMaxPairs) {
-          overflow = true;
-          continue;
-        }
-        Pair& p = pairs[pairCount++];
-        p.proxyA = n < queryProxy ? n : queryProxy;
-        p.proxyB = n < queryProxy ? queryProxy : n;
+        leaf[leafCount] = n;
+        lowerX[leafCount] = node.aabb.lower.x;
+        lowerY[leafCount] = node.aabb.lower.y;
+        upperX[leafCount] = node.aabb.upper.x;
+        upperY[leafCount] = node.aabb.upper.y;
+        ++leafCount;
+      } else if (count + 2 > kMaxNodes) {
+        overflow = true;
       } else {
-        if (count + 2 > kMaxNodes) {
-          overflow = true;
-          continue;
-        }
         stack[count++] = node.child1;
         stack[count++] = node.child2;
       }
+    }
+  }
+  for (int32_t m = 0; m < moveCount; ++m) {
+    const int32_t queryProxy = moveBuffer[m];
+    const AABB fat = tree.nodes[queryProxy].aabb;
+    uint64_t hits = 0;  // bit k: leaf k overlaps (aabb_overlap on the copied bounds)
+    for (int32_t k = 0; k < leafCount; ++k) {
+      const bool miss = (fat.lower.x - upperX[k] > 0) | (fat.lower.y - upperY[k] > 0) |
+                        (lowerX[k] - fat.upper.x > 0) | (lowerY[k] - fat.upper.y > 0);
+      hits |= static_cast<uint64_t>(!miss) << k;
+    }
+    for (; hits != 0; hits &= hits - 1) {
+      const int32_t n = leaf[lowest_bit(hits)];
+      if (n == queryProxy) continue;
+      if (pairCount >= kMaxPairs) {
+        overflow = true;
+        continue;
+      }
+      Pair& p = pairs[pairCount++];
+      p.proxyA = n < queryProxy ? n : queryProxy;
+      p.proxyB = n < queryProxy ? queryProxy : n;
     }
   }
   moveCount = 0;

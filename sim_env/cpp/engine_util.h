@@ -34,6 +34,17 @@ inline double b2max(double a, double b) { return a > b ? a : b; }
 inline double b2clamp(double a, double lo, double hi) { return lo > a ? lo : (a > hi ? hi : a); }
 inline double b2abs(double a) { return a > 0 ? a : -a; }
 
+// Index of the lowest set bit of a non-zero word.
+inline int lowest_bit(uint64_t v) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_ctzll(v);
+#else
+  int k = 0;
+  while (!(v & 1)) v >>= 1, ++k;
+  return k;
+#endif
+}
+
 inline bool same_bits(double a, double b) {
   uint64_t x, y;
   std::memcpy(&x, &a, 8);

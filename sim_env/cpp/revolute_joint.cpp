@@ -16,6 +16,18 @@ inline Vec2 lever(const Body& b, const Vec2& anchor) {
   return {R.col1.x * ox + R.col2.x * oy, R.col1.y * ox + R.col2.y * oy};
 }
 
+// The position solve reports success when sqrt(e) <= kLinearSlop, e the squared pivot
+// error. sqrt is correctly rounded and so never decreasing: that holds exactly when
+// e <= the largest double whose square root is still <= kLinearSlop (found once here),
+// which spares a square root on the solver's path.
+const double kSquaredErrorBound = [] {
+  const double inf = std::numeric_limits<double>::infinity();
+  double t = settings::kLinearSlop * settings::kLinearSlop;
+  while (!(std::sqrt(t) <= settings::kLinearSlop)) t = std::nextafter(t, 0.0);
+  while (std::sqrt(std::nextafter(t, inf)) <= settings::kLinearSlop) t = std::nextafter(t, inf);
+  return t;
+}();
+
 inline Mat22 joint_k(double mA, double mB, double iA, double iB, const Vec2& rA, const Vec2& rB) {
   Mat22 K1, K2, K3, K;
   K1.col1.x = mA + mB;
@@ -151,7 +163,7 @@ bool joint_solve_position(World& w, RevoluteJoint& j) {
   const double p2Y = B.sweep.c.y + rB.y;
   const double ptpCX = p2X - p1X;
   const double ptpCY = p2Y - p1Y;
-  const double positionError = std::sqrt(ptpCX * ptpCX + ptpCY * ptpCY);
+  const double squaredError = ptpCX * ptpCX + ptpCY * ptpCY;
   const Mat22 K = joint_k(mA, mB, iA, iB, rA, rB);
   double det = K.col1.x * K.col2.y - K.col2.x * K.col1.y;
   if (det != 0.0) det = 1.0 / det;
@@ -201,7 +213,7 @@ bool joint_solve_position(World& w, RevoluteJoint& j) {
     sync_transform(w, j.bodyA);
     sync_transform(w, j.bodyB);
   }
-  return positionError <= settings::kLinearSlop && angularError <= settings::kAngularSlop;
+  return squaredError <= kSquaredErrorBound && angularError <= settings::kAngularSlop;
 }
 
 }  // namespace qwop
