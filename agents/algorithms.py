@@ -13,7 +13,7 @@ from sim_env.usage import UserInputError
 @dataclass(frozen=True)
 class Algorithm:
     name: str
-    package: str  # where the class lives (stable-baselines3 or sb3-contrib)
+    package: str  # where the class lives (stable-baselines3, sb3-contrib or this project)
     class_name: str
     off_policy: bool  # a replay buffer: demos can be injected, checkpoints save the buffer
 
@@ -25,6 +25,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm("a2c", "stable_baselines3", "A2C", off_policy=False),
         Algorithm("dqn", "stable_baselines3", "DQN", off_policy=True),
         Algorithm("qrdqn", "sb3_contrib", "QRDQN", off_policy=True),
+        # prioritised double DQN (the seed article's final algorithm): SB3's DQN, agents/pddqn.py
+        Algorithm("pddqn", "agents.pddqn", "PrioritizedDoubleDQN", off_policy=True),
     )
 }
 

@@ -49,22 +49,28 @@ class BatchSection:
 @dataclass
 class AlgoSection:
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-    name: str = _p("ppo", "ppo | a2c | dqn | qrdqn")
+    name: str = _p("ppo", "ppo | a2c | dqn | qrdqn | pddqn (prioritised double DQN)")
     learning_rate: float = _p(3e-4)
     gamma: float = _p(0.99)
     n_steps: int = _p(256, "ppo, a2c: steps per env and update (a2c uses 5 if left at 256)")
-    batch_size: int = _p(1024, "ppo minibatch; dqn/qrdqn batch")
+    batch_size: int = _p(1024, "ppo minibatch; dqn/qrdqn/pddqn batch")
     n_epochs: int = _p(5, "ppo")
     ent_coef: float = _p(0.01, "ppo, a2c")
     clip_range: float = _p(0.2, "ppo")
     gae_lambda: float = _p(0.95, "ppo, a2c")
-    buffer_size: int = _p(200_000, "dqn, qrdqn")
-    learning_starts: int = _p(5_000, "dqn, qrdqn")
-    train_freq: int = _p(4, "dqn, qrdqn")
-    gradient_steps: int = _p(1, "dqn, qrdqn")
-    target_update_interval: int = _p(2_000, "dqn, qrdqn")
-    exploration_fraction: float = _p(0.2, "dqn, qrdqn")
-    exploration_final_eps: float = _p(0.05, "dqn, qrdqn")
+    buffer_size: int = _p(200_000, "dqn, qrdqn, pddqn")
+    learning_starts: int = _p(5_000, "dqn, qrdqn, pddqn")
+    train_freq: int = _p(4, "dqn, qrdqn, pddqn")
+    gradient_steps: int = _p(1, "dqn, qrdqn, pddqn")
+    target_update_interval: int = _p(2_000, "dqn, qrdqn, pddqn")
+    exploration_fraction: float = _p(0.2, "dqn, qrdqn, pddqn")
+    exploration_final_eps: float = _p(0.05, "dqn, qrdqn, pddqn")
+    double_q: bool = _p(True, "pddqn: double Q-learning targets (online net picks, target net values)")
+    prioritized: bool = _p(True, "pddqn: prioritised replay (false: uniform, as dqn)")
+    per_alpha: float = _p(0.6, "pddqn: priority = (|TD error| + per_eps) ** per_alpha")
+    per_beta: float = _p(0.4, "pddqn: importance-sampling exponent at the start, annealed to 1")
+    per_eps: float = _p(1e-6, "pddqn: keeps every priority above zero")
+    demo_bonus: float = _p(1.0, "pddqn: added to demonstrations' priorities (DQfD's epsilon_d)")
 
 
 @dataclass
@@ -96,7 +102,7 @@ class ImitationSection:
     bc_epochs: int = _p(10)
     bc_learning_rate: float = _p(1e-3)
     bc_batch_size: int = _p(256)
-    inject: list[str] = _p([], "demo files injected into the replay buffer (dqn, qrdqn)")
+    inject: list[str] = _p([], "demo files injected into the replay buffer (dqn, qrdqn, pddqn)")
     inject_ratio: float = _p(1.0, "demo transitions per new transition while injecting")
     inject_until: int = _p(200_000, "env steps during which demos are injected; then off")
 
@@ -132,7 +138,7 @@ class TrainConfig:
                 raise UserInputError(f"{where} must be at least {low}, got {value}")
         if self.imitation.inject and not algo.off_policy:
             raise UserInputError(
-                "imitation.inject (replay-buffer injection) needs dqn or qrdqn; use pretrain for ppo/a2c"
+                "imitation.inject (replay-buffer injection) needs dqn, qrdqn or pddqn; use pretrain for ppo/a2c"
             )
 
     def env_options(self) -> dict[str, Any]:

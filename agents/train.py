@@ -75,7 +75,17 @@ def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> Base
         "exploration_final_eps": a.exploration_final_eps,
         "policy_kwargs": {"net_arch": arch, "activation_fn": act},
     }
-    if cfg.imitation.inject:
+    if a.name == "pddqn":
+        # its replay buffer (prioritised or not) takes demonstrations as well
+        kwargs.update(
+            double_q=a.double_q,
+            prioritized=a.prioritized,
+            per_alpha=a.per_alpha,
+            per_beta=a.per_beta,
+            per_eps=a.per_eps,
+            demo_bonus=a.demo_bonus,
+        )
+    if cfg.imitation.inject and not (a.name == "pddqn" and a.prioritized):
         from agents.imitation import DemoReplayBuffer
 
         kwargs["replay_buffer_class"] = DemoReplayBuffer

@@ -1,0 +1,105 @@
+"""Prioritised double DQN: the seed article's final algorithm, built on stable-baselines3's DQN.
+
+Two changes to SB3's ``DQN.train``, each with a switch:
+
+- double Q-learning (van Hasselt et al. 2016): the online network picks the next action, the
+  target network values it, instead of the target network's own maximum (which over-estimates);
+- prioritised replay (:mod:`agents.prioritized_replay`): transitions sampled by TD error, the
+  Huber loss weighted by importance sampling, with ``beta`` annealed to 1 over training.
+
+Everything else (exploration, target updates, demonstration injection, saving, ``qwop eval``)
+is SB3's DQN. ``qwop train --set algo.name=pddqn`` uses it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from stable_baselines3 import DQN
+
+from agents.prioritized_replay import PrioritizedReplayBuffer
+
+
+def td_targets(
+    rewards: torch.Tensor,
+    dones: torch.Tensor,
+    discounts: torch.Tensor | float,
+    next_q_target: torch.Tensor,
+    next_q_online: torch.Tensor | None,
+) -> torch.Tensor:
+    """One-step targets, (batch, 1). With ``next_q_online`` the double-Q rule: the target
+    network's value of the action the online network prefers; without it, the target
+    network's maximum (plain DQN)."""
+    if next_q_online is None:
+        next_q = next_q_target.max(dim=1, keepdim=True).values
+    else:
+        next_q = next_q_target.gather(1, next_q_online.argmax(dim=1, keepdim=True))
+    return rewards + (1 - dones) * discounts * next_q
+
+
+class PrioritizedDoubleDQN(DQN):
+    def __init__(
+        self,
+        policy: Any,
+        env: Any,
+        *args: Any,
+        double_q: bool = True,
+        prioritized: bool = True,
+        per_alpha: float = 0.6,
+        per_beta: float = 0.4,
+        per_eps: float = 1e-6,
+        demo_bonus: float = 1.0,
+        replay_buffer_class: Any = None,
+        replay_buffer_kwargs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.double_q = double_q
+        self.prioritized = prioritized
+        self.per_beta0 = per_beta
+        if prioritized:
+            replay_buffer_class = PrioritizedReplayBuffer
+            replay_buffer_kwargs = {
+                **(replay_buffer_kwargs or {}),
+                "alpha": per_alpha,
+                "beta": per_beta,
+                "eps": per_eps,
+                "demo_bonus": demo_bonus,
+                "seed": kwargs.get("seed"),
+            }
+        super().__init__(
+            policy, env, *args, replay_buffer_class=replay_buffer_class, replay_buffer_kwargs=replay_buffer_kwargs, **kwargs
+        )
+
+    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        buffer = self.replay_buffer
+        per = isinstance(buffer, PrioritizedReplayBuffer)
+        if per:
+            # beta: from its start value to 1 (full correction) as training ends
+            buffer.beta = self.per_beta0 + (1.0 - self.per_beta0) * (1.0 - self._current_progress_remaining)
+        losses = []
+        for _ in range(gradient_steps):
+            data = buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+            discounts = data.discounts if data.discounts is not None else self.gamma
+            with torch.no_grad():
+                online = self.q_net(data.next_observations) if self.double_q else None
+                target = td_targets(data.rewards, data.dones, discounts, self.q_net_target(data.next_observations), online)
+            current = self.q_net(data.observations).gather(1, data.actions.long())
+            elementwise = F.smooth_l1_loss(current, target, reduction="none")
+            loss = (data.weights * elementwise).mean() if per else elementwise.mean()
+            losses.append(loss.item())
+            self.policy.optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+            self.policy.optimizer.step()
+            if per:
+                buffer.update_priorities(data.indices, (current - target).detach().cpu().numpy())
+        self._n_updates += gradient_steps
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/loss", float(np.mean(losses)))
+        if per:
+            self.logger.record("train/per_beta", buffer.beta)

