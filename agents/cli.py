@@ -249,7 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="run folder name under runs/ (must not exist yet)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from a checkpoint .zip")
     p.add_argument("--pretrain", nargs="+", metavar="DEMO", help="behaviour cloning on these demos first")
-    p.add_argument("--inject", nargs="+", metavar="DEMO", help="inject these demos into the replay buffer (dqn/qrdqn/pddqn)")
+    p.add_argument(
+        "--inject", nargs="+", metavar="DEMO", help="inject these demos into the replay buffer (dqn/qrdqn/pddqn)"
+    )
     p.add_argument("--gif", help="write a GIF of the best evaluation run")
     p.add_argument("--print-config", action="store_true", help="print the full configuration and exit")
     p.set_defaults(func=_train)

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from stable_baselines3 import DQN
+from torch.nn import functional
 
 from agents.prioritized_replay import PrioritizedReplayBuffer
 
@@ -70,7 +70,12 @@ class PrioritizedDoubleDQN(DQN):
                 "seed": kwargs.get("seed"),
             }
         super().__init__(
-            policy, env, *args, replay_buffer_class=replay_buffer_class, replay_buffer_kwargs=replay_buffer_kwargs, **kwargs
+            policy,
+            env,
+            *args,
+            replay_buffer_class=replay_buffer_class,
+            replay_buffer_kwargs=replay_buffer_kwargs,
+            **kwargs,
         )
 
     def train(self, gradient_steps: int, batch_size: int = 100) -> None:
@@ -87,9 +92,11 @@ class PrioritizedDoubleDQN(DQN):
             discounts = data.discounts if data.discounts is not None else self.gamma
             with torch.no_grad():
                 online = self.q_net(data.next_observations) if self.double_q else None
-                target = td_targets(data.rewards, data.dones, discounts, self.q_net_target(data.next_observations), online)
+                target = td_targets(
+                    data.rewards, data.dones, discounts, self.q_net_target(data.next_observations), online
+                )
             current = self.q_net(data.observations).gather(1, data.actions.long())
-            elementwise = F.smooth_l1_loss(current, target, reduction="none")
+            elementwise = functional.smooth_l1_loss(current, target, reduction="none")
             loss = (data.weights * elementwise).mean() if per else elementwise.mean()
             losses.append(loss.item())
             self.policy.optimizer.zero_grad()

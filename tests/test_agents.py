@@ -92,7 +92,8 @@ def test_config_errors(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("algo", "vectorized"), [("ppo", True), ("ppo", False), ("a2c", True), ("dqn", True), ("qrdqn", True), ("pddqn", True)]
+    ("algo", "vectorized"),
+    [("ppo", True), ("ppo", False), ("a2c", True), ("dqn", True), ("qrdqn", True), ("pddqn", True)],
 )
 def test_training_runs_end_to_end(tmp_path: Path, algo: str, vectorized: bool) -> None:
     cfg = _small(

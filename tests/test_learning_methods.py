@@ -75,7 +75,9 @@ def _buffer(n_envs: int = 2, **kw) -> PrioritizedReplayBuffer:
 
 def _add(buf: PrioritizedReplayBuffer, value: float) -> None:
     o = np.full((buf.n_envs, 3), value, np.float32)
-    buf.add(o, o, np.zeros((buf.n_envs, 1)), np.full(buf.n_envs, value, np.float32), np.zeros(buf.n_envs), [{}] * buf.n_envs)
+    buf.add(
+        o, o, np.zeros((buf.n_envs, 1)), np.full(buf.n_envs, value, np.float32), np.zeros(buf.n_envs), [{}] * buf.n_envs
+    )
 
 
 def test_prioritized_buffer_samples_by_td_error_with_weights():
