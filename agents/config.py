@@ -71,6 +71,9 @@ class AlgoSection:
     per_beta: float = _p(0.4, "pddqn: importance-sampling exponent at the start, annealed to 1")
     per_eps: float = _p(1e-6, "pddqn: keeps every priority above zero")
     demo_bonus: float = _p(1.0, "pddqn: added to demonstrations' priorities (DQfD's epsilon_d)")
+    rnd_weight: float = _p(0.0, "> 0: random network distillation exploration bonus of this weight (any algorithm)")
+    rnd_decay: str = _p("linear", "none | linear (to 0 at rnd_decay_steps) | exponential (half-life rnd_decay_steps)")
+    rnd_decay_steps: int = _p(0, "env steps of the bonus's decay (0: run.total_timesteps)")
 
 
 @dataclass
@@ -133,9 +136,13 @@ class TrainConfig:
             ("run.torch_threads", self.run.torch_threads, 1),
             ("run.checkpoint_every", self.run.checkpoint_every, 0),
             ("run.minutes", self.run.minutes, 0),
+            ("algo.rnd_weight", self.algo.rnd_weight, 0),
+            ("algo.rnd_decay_steps", self.algo.rnd_decay_steps, 0),
         ):
             if value < low:
                 raise UserInputError(f"{where} must be at least {low}, got {value}")
+        if self.algo.rnd_decay not in ("none", "linear", "exponential"):
+            raise UserInputError(f"algo.rnd_decay must be none, linear or exponential, got {self.algo.rnd_decay!r}")
         if self.imitation.inject and not algo.off_policy:
             raise UserInputError(
                 "imitation.inject (replay-buffer injection) needs dqn, qrdqn or pddqn; use pretrain for ppo/a2c"

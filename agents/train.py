@@ -159,6 +159,12 @@ def make_env(cfg: TrainConfig) -> Any:
         opts = cfg.env_options()
         env = DummyVecEnv([lambda: Monitor(gymnasium.make("QwopSim-v0", **opts)) for _ in range(cfg.batch.num_envs)])
     env.seed(cfg.run.seed)
+    a = cfg.algo
+    if a.rnd_weight > 0:
+        from agents.rnd import RNDBonus
+
+        # outside the monitors: episode returns in the logs stay the task's own
+        env = RNDBonus(env, a.rnd_weight, a.rnd_decay, a.rnd_decay_steps or cfg.run.total_timesteps, seed=cfg.run.seed)
     return env
 
 
@@ -209,6 +215,8 @@ def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> 
         rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".pkl")
         if hasattr(model, "load_replay_buffer") and rb.is_file():
             model.load_replay_buffer(str(rb))
+        if hasattr(env, "rnd"):
+            env.steps = model.num_timesteps  # the bonus's schedule goes on (its networks start afresh)
         log(f"resumed from {resume} at {model.num_timesteps} steps")
     else:
         model = build_model(cfg, env, tb)
@@ -222,6 +230,10 @@ def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> 
                 save_replay_buffer=algorithm(cfg.algo.name).off_policy,
             )
         )
+    if hasattr(env, "rnd"):
+        from agents.rnd import RNDLogger
+
+        callbacks.append(RNDLogger())
     if cfg.run.minutes > 0:
         callbacks.append(StopAfterMinutes(cfg.run.minutes, progress=cfg.run.progress_bar))
     im = cfg.imitation
