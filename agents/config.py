@@ -111,6 +111,22 @@ class ImitationSection:
 
 
 @dataclass
+class DistillSection:
+    """Policy distillation (agents/distill.py): set ``teacher`` and ``qwop train`` trains the
+    student (algo ppo or a2c, shaped by [policy]) on the teacher's action distributions
+    instead of by RL; the student's env options are the teacher's."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    teacher: str = _p("", "model file of the teacher (empty: no distillation)")
+    steps: int = _p(100_000, "env steps of teacher states recorded (and per DAgger round)")
+    epochs: int = _p(10, "passes over the recorded states after each recording")
+    batch_size: int = _p(512)
+    learning_rate: float = _p(1e-3)
+    temperature: float = _p(0.01, "softmax temperature turning a Q-learning teacher's values into a distribution")
+    dagger_rounds: int = _p(1, "rounds where the student drives and the teacher labels (0: teacher states only)")
+
+
+@dataclass
 class TrainConfig:
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
     env: EnvConfig = field(default_factory=training_env)
@@ -119,6 +135,7 @@ class TrainConfig:
     policy: PolicySection = field(default_factory=PolicySection)
     run: RunSection = field(default_factory=RunSection)
     imitation: ImitationSection = field(default_factory=ImitationSection)
+    distill: DistillSection = field(default_factory=DistillSection)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -137,12 +154,20 @@ class TrainConfig:
             ("run.checkpoint_every", self.run.checkpoint_every, 0),
             ("run.minutes", self.run.minutes, 0),
             ("algo.rnd_weight", self.algo.rnd_weight, 0),
+            ("distill.steps", self.distill.steps, 1),
+            ("distill.epochs", self.distill.epochs, 1),
+            ("distill.batch_size", self.distill.batch_size, 1),
+            ("distill.dagger_rounds", self.distill.dagger_rounds, 0),
             ("algo.rnd_decay_steps", self.algo.rnd_decay_steps, 0),
         ):
             if value < low:
                 raise UserInputError(f"{where} must be at least {low}, got {value}")
         if self.algo.rnd_decay not in ("none", "linear", "exponential"):
             raise UserInputError(f"algo.rnd_decay must be none, linear or exponential, got {self.algo.rnd_decay!r}")
+        if self.distill.teacher and self.algo.name not in ("ppo", "a2c"):
+            raise UserInputError(f"a distilled student is a ppo or a2c policy; got algo.name={self.algo.name!r}")
+        if not self.distill.temperature > 0:
+            raise UserInputError(f"distill.temperature must be positive, got {self.distill.temperature}")
         if self.imitation.inject and not algo.off_policy:
             raise UserInputError(
                 "imitation.inject (replay-buffer injection) needs dqn, qrdqn or pddqn; use pretrain for ppo/a2c"

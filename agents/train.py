@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 from agents.algorithms import algo_class, algorithm
 from agents.config import TrainConfig, to_toml
 from agents.model_files import save_model, write_sidecar
+from sim_env.env_config import EnvConfig
 from sim_env.sb3 import make_sb3_vec
 from sim_env.usage import UserInputError
 
@@ -205,6 +207,15 @@ def train(cfg: TrainConfig, resume: str | None = None, log: Any = print) -> dict
 def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> dict[str, Any]:
     from agents.evaluate import evaluate_sim
 
+    teacher = None
+    if cfg.distill.teacher:
+        from agents.model_files import load_model
+
+        teacher, info = load_model(cfg.distill.teacher)
+        known = {f.name for f in fields(EnvConfig)}
+        cfg = replace(cfg, env=EnvConfig(**{k: v for k, v in info["env"].items() if k in known}))
+        log(f"distilling {cfg.distill.teacher} ({info['algo']}); the student takes its env options")
+
     (run_dir / "config.toml").write_text(to_toml(cfg))
     env = make_env(cfg)
     tb = str(run_dir / "tb")
@@ -260,13 +271,32 @@ def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> 
         callbacks.append(injector)
     total = cfg.run.total_timesteps if cfg.run.minutes <= 0 else 10**12
     t0 = time.monotonic()
-    model.learn(
-        total_timesteps=total,
-        callback=CallbackList(callbacks),
-        progress_bar=cfg.run.progress_bar and cfg.run.minutes <= 0,
-        reset_num_timesteps=not resume,
-        tb_log_name="tb",
-    )
+    distilled = None
+    if teacher is not None:
+        from agents.distill import distill
+
+        d = cfg.distill
+        distilled = distill(
+            model,
+            teacher,
+            env,
+            d.steps,
+            d.epochs,
+            d.batch_size,
+            d.learning_rate,
+            d.temperature,
+            d.dagger_rounds,
+            cfg.run.seed,
+            log=log,
+        )
+    else:
+        model.learn(
+            total_timesteps=total,
+            callback=CallbackList(callbacks),
+            progress_bar=cfg.run.progress_bar and cfg.run.minutes <= 0,
+            reset_num_timesteps=not resume,
+            tb_log_name="tb",
+        )
     train_s = time.monotonic() - t0
     final = save_model(model, run_dir / "final.zip", cfg)
     report = evaluate_sim(
@@ -280,6 +310,7 @@ def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> 
         "steps_per_second": round(model.num_timesteps / max(train_s, 1e-9)),
         "bc_losses": bc_losses,
         "injected": injector.injected if injector else 0,
+        "distill": distilled,
         "eval": report,
     }
     (run_dir / "eval.json").write_text(json.dumps(summary, indent=2, default=float))

@@ -4,6 +4,8 @@ budget (a toy corridor learns in seconds; QWOP runs go through ``qwop train``)."
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -263,3 +265,54 @@ def test_qwop_train_with_rnd_logs_the_bonus(tmp_path):
     weights = [e.value for e in acc.Scalars("rnd/weight")]
     assert weights[0] > weights[-1] >= 0  # linear decay over the run
     assert summary["timesteps"] >= 3000
+
+
+# ---------------------------------------------------------------- policy distillation
+
+TEACHER = Path(__file__).resolve().parents[1] / "agents" / "models" / "qwop_ppo.zip"
+
+
+@pytest.mark.skipif(not TEACHER.is_file(), reason="the shipped pretrained model is missing")
+def test_qwop_train_distills_the_shipped_agent_into_a_small_student(tmp_path):
+    from agents.config import load_config
+    from agents.model_files import load_model
+    from agents.train import train
+
+    cfg = load_config(
+        None,
+        [
+            f'run.out_dir="{tmp_path}"',
+            'run.name="student"',
+            f'distill.teacher="{TEACHER}"',
+            "distill.steps=10000",
+            "distill.epochs=5",
+            "policy.net_arch=[64, 64]",
+            "batch.num_envs=16",
+            "run.eval_episodes=8",
+            "run.progress_bar=false",
+            "env.frame_skip=1",  # replaced by the teacher's own env options
+        ],
+    )
+    summary = train(cfg, log=lambda s: None)
+    d = summary["distill"]
+    assert d["kl"][-1] < 0.5 * d["kl"][0]
+    assert d["agreement"] >= 0.75
+    student, info = load_model(summary["model"])
+    teacher, teacher_info = load_model(TEACHER)
+    assert {k: info["env"][k] for k in teacher_info["env"]} == teacher_info["env"]
+    n_params = sum(p.numel() for p in student.policy.parameters())
+    assert n_params < 0.5 * sum(p.numel() for p in teacher.policy.parameters())
+    # the student runs: it covers real distance in the simulator (an untrained policy falls at once)
+    assert summary["eval"]["mean_distance_m"] >= 30.0
+
+
+def test_distillation_needs_an_actor_student(tmp_path):
+    from agents.config import load_config
+    from sim_env.usage import UserInputError
+
+    with pytest.raises(UserInputError, match="ppo or a2c"):
+        load_config(None, ['distill.teacher="x.zip"', 'algo.name="dqn"'])
+    with pytest.raises(UserInputError, match="model not found"):
+        from agents.train import train
+
+        train(load_config(None, [f'run.out_dir="{tmp_path}"', 'distill.teacher="nothing.zip"']), log=lambda s: None)
