@@ -83,8 +83,12 @@ def test_config_errors(tmp_path: Path) -> None:
     assert load_config(None, ["env.time_limit=30"]).env.time_limit == 30.0
     with pytest.raises(ValueError, match="unknown algorithm"):
         load_config(None, ['algo.name="sac"'])
-    with pytest.raises(ValueError, match="needs dqn or qrdqn"):
+    with pytest.raises(ValueError, match="needs dqn, qrdqn or pddqn"):
         load_config(None, ['imitation.inject=["x.npz"]'])
+    with pytest.raises(ValueError, match=r"algo\.rnd_weight must be at least 0"):
+        load_config(None, ["algo.rnd_weight=-1"])
+    with pytest.raises(ValueError, match="rnd_decay must be none, linear or exponential"):
+        load_config(None, ['algo.rnd_decay="cosine"'])
     with pytest.raises(ValueError, match="config file not found"):
         load_config(tmp_path / "missing.toml")
     cfg = load_config(None, ["env.frame_skip=2", 'algo.name="dqn"'])
