@@ -71,6 +71,9 @@ class AlgoSection:
     per_beta: float = _p(0.4, "pddqn: importance-sampling exponent at the start, annealed to 1")
     per_eps: float = _p(1e-6, "pddqn: keeps every priority above zero")
     demo_bonus: float = _p(1.0, "pddqn: added to demonstrations' priorities (DQfD's epsilon_d)")
+    reward_heads: bool = _p(
+        False, "pddqn: one Q head per reward term, acting on their sum weighted as the env's reward"
+    )
     rnd_weight: float = _p(0.0, "> 0: random network distillation exploration bonus of this weight (any algorithm)")
     rnd_decay: str = _p("linear", "none | linear (to 0 at rnd_decay_steps) | exponential (half-life rnd_decay_steps)")
     rnd_decay_steps: int = _p(0, "env steps of the bonus's decay (0: run.total_timesteps)")
@@ -168,6 +171,10 @@ class TrainConfig:
             raise UserInputError(f"a distilled student is a ppo or a2c policy; got algo.name={self.algo.name!r}")
         if not self.distill.temperature > 0:
             raise UserInputError(f"distill.temperature must be positive, got {self.distill.temperature}")
+        if self.algo.reward_heads and (self.algo.name != "pddqn" or self.imitation.inject):
+            raise UserInputError(
+                "algo.reward_heads needs algo.name=pddqn and no imitation.inject (demos have no terms)"
+            )
         if self.imitation.inject and not algo.off_policy:
             raise UserInputError(
                 "imitation.inject (replay-buffer injection) needs dqn, qrdqn or pddqn; use pretrain for ppo/a2c"

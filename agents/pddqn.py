@@ -7,12 +7,16 @@ Two changes to SB3's ``DQN.train``, each with a switch:
 - prioritised replay (:mod:`agents.prioritized_replay`): transitions sampled by TD error, the
   Huber loss weighted by importance sampling, with ``beta`` annealed to 1 over training.
 
+and, as an option, one Q head per reward term (:mod:`agents.reward_heads`, the seed paper's
+multivariate reward representation), each trained on its own term.
+
 Everything else (exploration, target updates, demonstration injection, saving, ``qwop eval``)
 is SB3's DQN. ``qwop train --set algo.name=pddqn`` uses it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -21,6 +25,7 @@ from stable_baselines3 import DQN
 from torch.nn import functional
 
 from agents.prioritized_replay import PrioritizedReplayBuffer
+from agents.reward_heads import MultiHeadDQNPolicy, head_targets
 
 
 def td_targets(
@@ -52,6 +57,8 @@ class PrioritizedDoubleDQN(DQN):
         per_beta: float = 0.4,
         per_eps: float = 1e-6,
         demo_bonus: float = 1.0,
+        reward_heads: bool = False,
+        reward_weights: Sequence[float] | None = None,
         replay_buffer_class: Any = None,
         replay_buffer_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
@@ -59,14 +66,23 @@ class PrioritizedDoubleDQN(DQN):
         self.double_q = double_q
         self.prioritized = prioritized
         self.per_beta0 = per_beta
-        if prioritized:
+        self.reward_heads = reward_heads
+        if reward_heads:
+            if reward_weights is None:
+                raise ValueError("reward heads need reward_weights (one per term of info['reward_terms'])")
+            if policy == "MlpPolicy":
+                policy = MultiHeadDQNPolicy
+            kwargs["policy_kwargs"] = {**(kwargs.get("policy_kwargs") or {}), "reward_weights": list(reward_weights)}
+        if prioritized or reward_heads:
+            # uniform sampling is the prioritised buffer with alpha = 0 (and all weights 1)
             replay_buffer_class = PrioritizedReplayBuffer
             replay_buffer_kwargs = {
                 **(replay_buffer_kwargs or {}),
-                "alpha": per_alpha,
-                "beta": per_beta,
+                "alpha": per_alpha if prioritized else 0.0,
+                "beta": per_beta if prioritized else 0.0,
                 "eps": per_eps,
-                "demo_bonus": demo_bonus,
+                "demo_bonus": demo_bonus if prioritized else 0.0,
+                "n_terms": len(reward_weights) if reward_heads and reward_weights is not None else 0,
                 "seed": kwargs.get("seed"),
             }
         super().__init__(
@@ -82,7 +98,7 @@ class PrioritizedDoubleDQN(DQN):
         self.policy.set_training_mode(True)
         self._update_learning_rate(self.policy.optimizer)
         buffer = self.replay_buffer
-        per = isinstance(buffer, PrioritizedReplayBuffer)
+        per = isinstance(buffer, PrioritizedReplayBuffer) and self.prioritized
         if per:
             # beta: from its start value to 1 (full correction) as training ends
             buffer.beta = self.per_beta0 + (1.0 - self.per_beta0) * (1.0 - self._current_progress_remaining)
@@ -90,13 +106,18 @@ class PrioritizedDoubleDQN(DQN):
         for _ in range(gradient_steps):
             data = buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
             discounts = data.discounts if data.discounts is not None else self.gamma
-            with torch.no_grad():
-                online = self.q_net(data.next_observations) if self.double_q else None
-                target = td_targets(
-                    data.rewards, data.dones, discounts, self.q_net_target(data.next_observations), online
-                )
-            current = self.q_net(data.observations).gather(1, data.actions.long())
-            elementwise = functional.smooth_l1_loss(current, target, reduction="none")
+            if self.reward_heads:
+                current, target, td = self._head_values(data, discounts)
+                elementwise = functional.smooth_l1_loss(current, target, reduction="none").sum(dim=1, keepdim=True)
+            else:
+                with torch.no_grad():
+                    online = self.q_net(data.next_observations) if self.double_q else None
+                    target = td_targets(
+                        data.rewards, data.dones, discounts, self.q_net_target(data.next_observations), online
+                    )
+                current = self.q_net(data.observations).gather(1, data.actions.long())
+                elementwise = functional.smooth_l1_loss(current, target, reduction="none")
+                td = current - target
             loss = (data.weights * elementwise).mean() if per else elementwise.mean()
             losses.append(loss.item())
             self.policy.optimizer.zero_grad()
@@ -104,9 +125,23 @@ class PrioritizedDoubleDQN(DQN):
             torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
             self.policy.optimizer.step()
             if per:
-                buffer.update_priorities(data.indices, (current - target).detach().cpu().numpy())
+                buffer.update_priorities(data.indices, td.detach().cpu().numpy())
         self._n_updates += gradient_steps
         self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
         self.logger.record("train/loss", float(np.mean(losses)))
         if per:
             self.logger.record("train/per_beta", buffer.beta)
+
+    def _head_values(self, data: Any, discounts: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Per-term current values and targets (batch, terms), and the combined TD error."""
+        q, q_target = self.q_net, self.q_net_target
+        with torch.no_grad():
+            online = q.heads(data.next_observations) if self.double_q else None
+            target = head_targets(
+                data.terms, data.dones, discounts, q_target.heads(data.next_observations), online, q.reward_weights
+            )
+        heads = q.heads(data.observations)
+        idx = data.actions.long().view(-1, 1, 1).expand(-1, heads.shape[1], 1)
+        current = heads.gather(2, idx).squeeze(2)
+        td = ((current - target) * q.reward_weights.view(1, -1)).sum(dim=1, keepdim=True)
+        return current, target, td

@@ -85,6 +85,7 @@ class PrioritizedSamples(NamedTuple):
     discounts: torch.Tensor | None
     weights: torch.Tensor  # importance-sampling weights, (batch, 1)
     indices: np.ndarray  # flat slots (pos * n_envs + env), for update_priorities
+    terms: torch.Tensor | None  # reward terms (batch, terms), when the buffer keeps them
 
 
 class PrioritizedReplayBuffer(DemoReplayBuffer):
@@ -97,10 +98,13 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         beta: float = 0.4,
         eps: float = 1e-6,
         demo_bonus: float = 1.0,
+        n_terms: int = 0,
         seed: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        # reward terms per transition (info["reward_terms"]), for one Q head per term
+        self.terms = np.zeros((self.buffer_size, self.n_envs, n_terms), dtype=np.float32) if n_terms else None
         if self.optimize_memory_usage:
             raise ValueError("prioritised replay does not support optimize_memory_usage")
         if not alpha >= 0 or not 0 <= beta <= 1 or not eps > 0 or not demo_bonus >= 0:
@@ -114,6 +118,10 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         pos = self.pos
         demo = self.next_is_demo
         super().add(obs, next_obs, action, reward, done, infos)
+        if self.terms is not None:
+            if any("reward_terms" not in i for i in infos):
+                raise ValueError("reward heads need info['reward_terms'] on every transition (demos have none)")
+            self.terms[pos] = np.stack([np.asarray(i["reward_terms"], dtype=np.float32) for i in infos])
         slots = pos * self.n_envs + np.arange(self.n_envs)
         self.tree.set(slots, self.max_priority + (self.demo_bonus if demo else 0.0))
 
@@ -134,7 +142,9 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
             self._normalize_reward(self.rewards[batch_inds, env_inds].reshape(-1, 1), env),
         )
         tensors = tuple(map(self.to_torch, data))
-        return PrioritizedSamples(*tensors, None, self.to_torch(weights.reshape(-1, 1).astype(np.float32)), slots)
+        terms = None if self.terms is None else self.to_torch(self.terms[batch_inds, env_inds])
+        w = self.to_torch(weights.reshape(-1, 1).astype(np.float32))
+        return PrioritizedSamples(*tensors, None, w, slots, terms)
 
     def update_priorities(self, slots: np.ndarray, td_errors: np.ndarray) -> None:
         """After a learning step: priority = (|TD error| + eps) ** alpha (+ demo_bonus)."""

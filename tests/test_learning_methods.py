@@ -316,3 +316,90 @@ def test_distillation_needs_an_actor_student(tmp_path):
         from agents.train import train
 
         train(load_config(None, [f'run.out_dir="{tmp_path}"', 'distill.teacher="nothing.zip"']), log=lambda s: None)
+
+
+# ---------------------------------------------------------------- one Q head per reward term
+
+
+def test_head_targets_choose_the_next_action_on_the_combined_values():
+    from agents.reward_heads import head_targets
+
+    terms = torch.tensor([[1.0, -1.0]])
+    dones = torch.tensor([[0.0]])
+    weights = torch.tensor([1.0, 2.0])
+    # next state: 2 heads x 2 actions; combined target values: a0 = 1 + 2*0 = 1, a1 = 0 + 2*3 = 6
+    nxt_target = torch.tensor([[[1.0, 0.0], [0.0, 3.0]]])
+    nxt_online = torch.tensor([[[5.0, 0.0], [0.0, 1.0]]])  # combined: a0 = 5, a1 = 2
+    plain = head_targets(terms, dones, 0.5, nxt_target, None, weights)
+    double = head_targets(terms, dones, 0.5, nxt_target, nxt_online, weights)
+    assert plain.tolist() == [[1.0, 0.5]]  # a1 by the target net: heads (0, 3) halved
+    assert double.tolist() == [[1.5, -1.0]]  # a0 by the online net: heads (1, 0) halved
+
+
+class TwoTerms(gym.Env):
+    """One-step episodes: action 0 pays term A, 1 pays term B, 2 pays 0.6 of each. The
+    scalar reward is their sum (weights 1, 1): action 2 is best; weighting one term alone,
+    the action paying that term is."""
+
+    terms = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.6]], dtype=np.float32)
+
+    def __init__(self) -> None:
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (2,), np.float32)
+        self.action_space = gym.spaces.Discrete(3)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.ones(2, np.float32), {}
+
+    def step(self, action):
+        t = self.terms[int(action)]
+        return np.ones(2, np.float32), float(t.sum()), True, False, {"reward_terms": t}
+
+
+def test_reward_heads_learn_each_term_and_weights_change_without_retraining(tmp_path):
+    from agents.reward_heads import MultiHeadDQNPolicy
+
+    model = PrioritizedDoubleDQN(
+        "MlpPolicy",
+        TwoTerms(),
+        reward_heads=True,
+        reward_weights=[1.0, 1.0],
+        learning_rate=3e-3,
+        learning_starts=100,
+        batch_size=64,
+        train_freq=1,
+        exploration_fraction=0.3,
+        policy_kwargs={"net_arch": [16]},
+        seed=0,
+    )
+    assert isinstance(model.policy, MultiHeadDQNPolicy)
+    model.learn(1500)
+    obs = np.ones((1, 2), np.float32)
+    heads = model.policy.q_net.heads(torch.as_tensor(obs)).detach().numpy()[0]  # (terms, actions)
+    np.testing.assert_allclose(heads.T, TwoTerms.terms, atol=0.1)  # each head: its term's value
+    assert model.predict(obs, deterministic=True)[0][0] == 2
+    model.policy.set_reward_weights([1.0, 0.0])
+    assert model.predict(obs, deterministic=True)[0][0] == 0
+    model.save(tmp_path / "m.zip")
+    loaded = PrioritizedDoubleDQN.load(tmp_path / "m.zip")
+    assert loaded.policy.q_net.reward_weights.tolist() == [1.0, 0.0]  # saved with the model
+    loaded.policy.set_reward_weights([0.0, 1.0])
+    assert loaded.predict(obs, deterministic=True)[0][0] == 1
+    with pytest.raises(ValueError):
+        loaded.policy.set_reward_weights([1.0])
+
+
+def test_qwop_train_with_reward_heads(tmp_path):
+    from agents.config import load_config
+    from agents.model_files import load_model
+    from agents.train import train
+    from sim_env.rewards import REWARD_TERMS
+    from sim_env.usage import UserInputError
+    from tests.test_agents import _small
+
+    cfg = _small(tmp_path, 'algo.name="pddqn"', "algo.reward_heads=true", 'env.reward="speed"', 'run.name="heads"')
+    summary = train(cfg, log=lambda s: None)
+    model, _ = load_model(summary["model"])
+    assert model.policy.q_net.n_heads == len(REWARD_TERMS)
+    with pytest.raises(UserInputError, match=r"reward_heads needs algo\.name=pddqn"):
+        load_config(None, ["algo.reward_heads=true"])
