@@ -80,7 +80,8 @@ def rollouts(
     from tqdm import tqdm
 
     bar = tqdm(total=episodes, desc="episodes", unit=" ep", disable=not progress, dynamic_ncols=True)
-    opts = dict(env_options, time_limit=time_limit, start_noise_updates=start_noise_updates)
+    # evaluation starts every episode at the start (a trained-with start run is not a start here)
+    opts = dict(env_options, time_limit=time_limit, start_noise_updates=start_noise_updates, start_runs=[])
     n = max(1, min(num_envs, episodes))
     env = QwopVecEnv(n, min(num_threads, n), track_keys=True, **opts)
     obs, _ = env.reset(seed=seed)
@@ -176,7 +177,7 @@ def evaluate_browser(
         mode=mode,
         backend=backend,
         headless=headless,
-        **dict(info["env"], time_limit=time_limit, start_noise_updates=noise),
+        **dict(info["env"], time_limit=time_limit, start_noise_updates=noise, start_runs=[]),
     ).unwrapped
     scores, times, finished, fell, records = [], [], [], [], []
     decisions = late = 0

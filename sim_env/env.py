@@ -71,7 +71,7 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self._env.reset()
-        noise = self.config.draw_start_noise(self.np_random)
+        noise = self.config.draw_start(self.np_random)
         if noise.size:
             self._env.advance(noise)
         self._keys = [int(k) for k in noise]

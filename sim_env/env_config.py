@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -26,6 +27,11 @@ class EnvConfig:
     start_noise_updates: if > 0, each episode starts with a random number (0..N) of
         updates with random keys, drawn from the env's seeded RNG. Off by default; the
         keys are part of the episode's history, so the run still replays exactly.
+    start_runs: demo files (for example the planner's records) whose runs episodes may
+        start inside: the run's keys up to a random update are played first, so that the
+        agent practises from states a good run reaches (a reverse curriculum). Their time
+        counts toward ``time_limit``; the keys are part of the episode's history.
+    start_share: the share of episodes that start inside one of ``start_runs``.
     sincos: whose sin/cos the simulated game computes (``sim_env.libm``): ``fma``, the
         variant of the reference traces, or ``generic``. The browser env ignores it (the
         page computes its own; ``BrowserGame.sincos`` says which).
@@ -44,6 +50,10 @@ class EnvConfig:
     time_limit: float = field(default=120.0, metadata={"help": "game seconds per episode"})
     frame_stack: int = field(default=1, metadata={"help": "observations per step, oldest first"})
     start_noise_updates: int = field(default=0, metadata={"help": "random-key updates (0..N) at each episode start"})
+    start_runs: list[str] = field(
+        default_factory=list, metadata={"help": "demo files whose runs episodes may start inside (reverse curriculum)"}
+    )
+    start_share: float = field(default=0.5, metadata={"help": "share of episodes that start inside a start run"})
     sincos: str = field(
         default="fma", metadata={"help": "whose sin/cos the simulator computes: fma (the original's traces) | generic"}
     )
@@ -59,6 +69,10 @@ class EnvConfig:
         if not isinstance(self.start_noise_updates, int) or self.start_noise_updates < 0:
             raise ValueError(f"start_noise_updates must be an int >= 0, got {self.start_noise_updates!r}")
         profile_weights(self.reward, self.reward_weights)
+        if not 0.0 <= self.start_share <= 1.0:
+            raise ValueError(f"start_share must be in [0, 1], got {self.start_share!r}")
+        if self.start_runs:
+            start_run_keys(tuple(self.start_runs))  # readable, with at least one run
         if self.sincos not in ("fma", "generic"):
             raise ValueError(f"sincos must be 'fma' or 'generic' (see sim_env.libm), got {self.sincos!r}")
 
@@ -70,8 +84,13 @@ class EnvConfig:
     def weights(self) -> np.ndarray:
         return profile_weights(self.reward, self.reward_weights)
 
-    def draw_start_noise(self, rng: np.random.Generator) -> np.ndarray:
-        """The random start of one episode: 0..start_noise_updates random key masks (int8)."""
+    def draw_start(self, rng: np.random.Generator) -> np.ndarray:
+        """The keys played before one episode's first step (int8): with ``start_share``, a
+        start run's keys up to a random update; else 0..start_noise_updates random masks."""
+        if self.start_runs and self.start_share > 0 and rng.random() < self.start_share:
+            runs = start_run_keys(tuple(self.start_runs))
+            run = runs[int(rng.integers(0, len(runs)))]
+            return run[: int(rng.integers(0, len(run)))].copy()
         n = self.start_noise_updates
         if not n:
             return np.zeros(0, dtype=np.int8)
@@ -93,4 +112,23 @@ class EnvConfig:
         }
 
 
-__all__ = ["REWARD_TERMS", "EnvConfig"]
+@functools.lru_cache(maxsize=16)
+def start_run_keys(paths: tuple[str, ...]) -> list[np.ndarray]:
+    """The update keys of every run in these demo files that starts from the click to begin
+    (the state every env episode starts from, so that the keys replay it exactly)."""
+    from demos.format import load_demo
+    from sim_env.spec import CLICK_EVENT
+
+    runs = []
+    for path in paths:
+        demo = load_demo(path)
+        for i in range(demo.num_episodes):
+            events = demo.events[demo.episode_rows(i)]
+            if len(events) > 1 and events[0] == CLICK_EVENT and np.all((events[1:] >= 0) & (events[1:] < 16)):
+                runs.append(events[1:].astype(np.int8))
+    if not runs:
+        raise ValueError(f"start_runs: no run from the click to begin in {', '.join(paths)}")
+    return runs
+
+
+__all__ = ["REWARD_TERMS", "EnvConfig", "start_run_keys"]

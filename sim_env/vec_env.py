@@ -60,10 +60,10 @@ class QwopVecEnv(VectorEnv):
         return self._batch
 
     def _start_noise(self, idx: np.ndarray) -> None:
-        if not self.config.start_noise_updates:
+        if not (self.config.start_noise_updates or self.config.start_runs):
             return
         for i in idx:
-            keys = self.config.draw_start_noise(self._np_random_envs)
+            keys = self.config.draw_start(self._np_random_envs)
             if keys.size:
                 self._batch.advance_env(int(i), keys)
             self.episode_prefix[int(i)] = keys

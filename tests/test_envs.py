@@ -182,6 +182,41 @@ def test_seeding_and_start_noise() -> None:
     np.testing.assert_array_equal(out["state"][-1], env.sim.body_state())
 
 
+RECORD = Path(__file__).resolve().parents[1] / "agents" / "records" / "beam_seed0_56.93s.npz"
+
+
+def test_episodes_start_inside_good_runs(tmp_path: Path) -> None:
+    from sim_env.env_config import start_run_keys
+    from sim_env.vec_env import QwopVecEnv
+
+    run = start_run_keys((str(RECORD),))[0]
+    env = gymnasium.make("QwopSim-v0", start_runs=[str(RECORD)], start_share=1.0, frame_skip=2).unwrapped
+    starts = set()
+    for seed in range(6):
+        env.reset(seed=seed)
+        keys = env.episode_keys()
+        np.testing.assert_array_equal(keys, run[: len(keys)])  # a prefix of the run
+        starts.add(len(keys))
+        env.step(4)
+        np.testing.assert_array_equal(sim_env.replay(env.episode_keys())["state"][-1], env.sim.body_state())
+    assert len(starts) >= 5  # at different points of it
+    # time spent before the first step counts toward the limit
+    env.reset(seed=0)
+    assert env._info(np.zeros(7))["episode_updates"] == len(env.episode_keys())
+    venv = QwopVecEnv(4, 1, track_keys=True, start_runs=[str(RECORD)], start_share=1.0)
+    venv.reset(seed=1)
+    assert all(len(p) > 0 and np.array_equal(p, run[: len(p)]) for p in venv.episode_prefix)
+    plain = gymnasium.make("QwopSim-v0", start_runs=[str(RECORD)], start_share=0.0).unwrapped
+    plain.reset(seed=0)
+    assert len(plain.episode_keys()) == 0
+    not_demo = tmp_path / "x.npz"
+    not_demo.write_bytes(b"nope")
+    with pytest.raises(ValueError, match=r"x\.npz"):
+        gymnasium.make("QwopSim-v0", start_runs=[str(not_demo)])
+    with pytest.raises(ValueError, match="start_share must be in"):
+        gymnasium.make("QwopSim-v0", start_share=1.5)
+
+
 def test_time_limit_truncates() -> None:
     env = gymnasium.make("QwopSim-v0", time_limit=1.0, frame_skip=4).unwrapped
     env.reset(seed=0)
