@@ -30,6 +30,12 @@ def _rank(finished: bool, time_s: float, score: float) -> tuple[bool, float]:
     return (finished, -time_s if finished else score)
 
 
+def _median_finish(times: list[float], finished: np.ndarray) -> float | None:
+    t = np.where(finished, np.array(times, dtype=np.float64), np.inf)
+    m = float(np.median(t)) if len(t) else float("inf")
+    return m if np.isfinite(m) else None
+
+
 def _report(scores: list[float], times: list[float], finished: list[bool], fell: list[bool]) -> dict[str, Any]:
     s = np.array(scores)
     fin = np.array(finished, dtype=bool)
@@ -41,6 +47,9 @@ def _report(scores: list[float], times: list[float], finished: list[bool], fell:
         "mean_time_s": float(np.mean(times)),
         "success_rate": float(fin.mean()),
         "best_finish_time_s": float(np.min(np.array(times)[fin])) if fin.any() else None,
+        # over all episodes, a run that did not finish counting as slower than any that did
+        # (None when fewer than half finished)
+        "median_finish_time_s": _median_finish(times, fin),
         "fall_rate": float(np.mean(fell)),
         # The best run by _rank: the one drawn, traced and saved.
         "best_index": best,

@@ -1,10 +1,12 @@
-"""Benchmark of learning: distance reached after fixed CPU budgets on this machine class.
+"""Benchmark of learning: what a training run reaches after fixed CPU budgets on this machine.
 
-    python -m agents.learning_bench --minutes 10 60 [--config FILE] [--out runs/learning]
+    python -m agents.learning_bench --minutes 10 60 120 [--config FILE] [--set k=v] [--out DIR]
 
 One training run (the default configuration unless --config) is evaluated and saved at
-each wall-clock budget; the script prints a table of budget, env steps, and the mean and
-best distance of the evaluation (32 episodes with random starts, 120 s each).
+each budget of CPU-minutes (the process's CPU time spent training, all threads, evaluation
+excluded; ``--clock wall`` counts wall-clock minutes instead). The table gives the env steps
+and the env steps per second the learner consumed, and the evaluation's (32 episodes with
+random starts, 120 s each) success rate, median and best finish time, and mean distance.
 """
 
 from __future__ import annotations
@@ -19,28 +21,35 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.config import load_config
 from agents.evaluate import evaluate_sim, format_report
 from agents.model_files import save_model
-from agents.train import build_model
+from agents.train import build_model, make_env
 
 
 class Marks(BaseCallback):
-    def __init__(self, minutes: list[float], out: Path, cfg, log) -> None:
+    def __init__(self, minutes: list[float], out: Path, cfg, log, clock: str = "cpu") -> None:
         super().__init__()
         self.marks = sorted(minutes)
         self.out = out
         self.cfg = cfg
         self.log = log
-        self.t0 = time.monotonic()
+        self.clock = time.process_time if clock == "cpu" else time.monotonic
+        self.t0 = self.clock()
+        self.wall0 = time.monotonic()
+        self.paused = 0.0  # evaluation time, not counted
         self.rows: list[dict] = []
 
     def _on_step(self) -> bool:
-        elapsed = (time.monotonic() - self.t0) / 60.0
+        elapsed = (self.clock() - self.t0 - self.paused) / 60.0
         while self.marks and elapsed >= self.marks[0]:
             m = self.marks.pop(0)
+            e0 = self.clock()
             path = save_model(self.model, self.out / f"after_{m:g}min.zip", self.cfg)
             report = evaluate_sim(path, episodes=32, num_threads=1)
+            self.paused += self.clock() - e0
             row = {
                 "minutes": m,
+                "clock": "CPU" if self.clock is time.process_time else "wall",
                 "timesteps": int(self.num_timesteps),
+                "steps_per_s": round(self.num_timesteps / max(1e-9, elapsed * 60.0)),
                 **{k: v for k, v in report.items() if k != "best_keys"},
             }
             self.rows.append(row)
@@ -55,28 +64,38 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config")
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--out", default="runs/learning")
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="budgets in CPU-minutes or wall minutes")
     args = ap.parse_args(argv)
     import torch
-
-    from sim_env.sb3 import make_sb3_vec
 
     cfg = load_config(args.config, args.set)
     torch.set_num_threads(cfg.run.torch_threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = make_sb3_vec(cfg.batch.num_envs, cfg.batch.num_threads, **cfg.env_options())
-    env.seed(cfg.run.seed)
+    env = make_env(cfg)  # the training env, with the RND bonus if configured
     model = build_model(cfg, env, None)
-    marks = Marks(args.minutes, out, cfg, lambda s: print(s, flush=True))
+    marks = Marks(args.minutes, out, cfg, lambda s: print(s, flush=True), clock=args.clock)
     model.learn(total_timesteps=10**12, callback=marks)
-    print("\n| CPU budget | env steps | mean distance | best distance | success |")
-    print("| --- | --- | --- | --- | --- |")
-    for r in marks.rows:
-        print(
-            f"| {r['minutes']:g} min | {r['timesteps']:,} | {r['mean_distance_m']:.1f} m "
-            f"| {r['best_distance_m']:.1f} m | {r['success_rate']:.0%} |"
-        )
+    print(format_table(marks.rows))
     return 0
+
+
+def _t(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f} s"
+
+
+def format_table(rows: list[dict]) -> str:
+    lines = [
+        "| budget | env steps | steps/s | success | median finish | best finish | mean distance |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['minutes']:g} {r.get('clock', 'wall')}-min | {r['timesteps']:,} | {r.get('steps_per_s', 0):,} "
+            f"| {r['success_rate']:.0%} | {_t(r.get('median_finish_time_s'))} | {_t(r.get('best_finish_time_s'))} "
+            f"| {r['mean_distance_m']:.1f} m |"
+        )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -403,3 +403,18 @@ def test_qwop_train_with_reward_heads(tmp_path):
     assert model.policy.q_net.n_heads == len(REWARD_TERMS)
     with pytest.raises(UserInputError, match=r"reward_heads needs algo\.name=pddqn"):
         load_config(None, ["algo.reward_heads=true"])
+
+
+def test_learning_benchmark_reports_success_and_finish_times(tmp_path, capsys):
+    import json
+
+    from agents.learning_bench import main
+
+    sets = ["batch.num_envs=4", "policy.net_arch=[16]", "algo.n_steps=32", "algo.batch_size=32"]
+    args = ["--minutes", "0.03", "--clock", "wall", "--out", str(tmp_path)]
+    assert main(args + [a for s in sets for a in ("--set", s)]) == 0
+    out = capsys.readouterr().out
+    assert "| budget | env steps | steps/s | success | median finish | best finish | mean distance |" in out
+    rows = json.loads((tmp_path / "learning.json").read_text())
+    assert len(rows) == 1 and rows[0]["timesteps"] > 0 and rows[0]["steps_per_s"] > 0
+    assert "median_finish_time_s" in rows[0] and 0 <= rows[0]["success_rate"] <= 1
