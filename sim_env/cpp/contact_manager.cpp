@@ -160,7 +160,7 @@ void World::update_contact(int32_t ci, ContactListener* listener) {
     }
     Manifold& m = c.manifold();
     if (aabbOverlap) {
-      collide_polygons(m, A.fixture.shape, A.xf, B.fixture.shape, B.xf);
+      collide_polygons(m, A.fixture.shape(), A.xf, B.fixture.shape(), B.xf);
       touching = m.pointCount > 0;
       const Manifold& old = c.old_manifold();
       for (int32_t i = 0; i < m.pointCount; ++i) {
@@ -196,8 +196,8 @@ void World::world_manifold(int32_t ci, WorldManifold& out) const {
   const Manifold& m = c.manifold();
   const Transform& xfA = bodies[c.bodyA].xf;
   const Transform& xfB = bodies[c.bodyB].xf;
-  const double radiusA = bodies[c.bodyA].fixture.shape.radius;
-  const double radiusB = bodies[c.bodyB].fixture.shape.radius;
+  const double radiusA = Fixture::radius;
+  const double radiusB = Fixture::radius;
   if (m.pointCount == 0) return;
   if (m.type == kManifoldFaceA) {
     const Mat22& RA = xfA.R;

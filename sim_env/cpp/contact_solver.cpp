@@ -13,8 +13,8 @@ void contact_solver_initialize(World& w, StepScratch& s) {
     Contact& contact = w.contacts[s.contacts[i]];
     Body& bodyA = w.bodies[contact.bodyA];
     Body& bodyB = w.bodies[contact.bodyB];
-    const double radiusA = bodyA.fixture.shape.radius;
-    const double radiusB = bodyB.fixture.shape.radius;
+    const double radiusA = Fixture::radius;
+    const double radiusB = Fixture::radius;
     Manifold& manifold = contact.manifold();
     const double friction = std::sqrt(bodyA.fixture.friction * bodyB.fixture.friction);
     const double restitution = bodyA.fixture.restitution > bodyB.fixture.restitution

@@ -26,15 +26,18 @@
 namespace qwop {
 
 // Capacities of a world's pools (a game is one block of memory, copied whole by snapshots
-// and batch resets). QWOP has 18 bodies and 12 joints; the most contacts seen at once over
-// every trace and thousands of random runs is 13, so 48 leaves a wide margin while keeping
-// a game small (a contact is about 300 bytes). Exceeding a capacity sets World::overflow,
-// which the bindings report as an error instead of a wrong state.
-constexpr int kMaxBodies = 24;
-constexpr int kMaxJoints = 16;
+// and batch resets, so every slot costs memory in every game). QWOP has 18 bodies (3 track
+// tiles, the block, the hurdle's two and the runner's 12) plus the engine's ground body, and
+// 12 joints; a reset destroys the runner before it builds the new one, so these are never
+// exceeded. 18 proxies make at most 35 tree nodes; a step moves each proxy at most twice.
+// The most contacts seen at once over every trace and thousands of random runs is 13, so
+// 48 leaves a wide margin. Exceeding a capacity sets World::overflow, which the bindings
+// report as an error instead of a wrong state.
+constexpr int kMaxBodies = 20;
+constexpr int kMaxJoints = 12;
 constexpr int kMaxContacts = 48;
-constexpr int kMaxNodes = 64;
-constexpr int kMaxMoveBuffer = 96;
+constexpr int kMaxNodes = 40;
+constexpr int kMaxMoveBuffer = 48;
 constexpr int kMaxPairs = 512;
 constexpr int kNull = -1;
 
@@ -115,12 +118,15 @@ enum ContactFlags : uint32_t {
 
 enum ManifoldType : int32_t { kManifoldUnset = -1, kManifoldCircles = 0, kManifoldFaceA = 1, kManifoldFaceB = 2 };
 
+// A box centred on its body, the only shape QWOP makes. Fixtures store only the half
+// extents and build this when collision or mass code needs it (it is 152 bytes, and a
+// game has 18 of them): the same values setAsBox gives, fewer bytes per game.
 struct PolygonShape {
   Vec2 vertices[4];
   Vec2 normals[4];
   Vec2 centroid;
   double radius;
-  void set_as_box(double hx, double hy);
+  static PolygonShape box(double hx, double hy);
   void compute_aabb(AABB& out, const Transform& xf) const;
   void compute_mass(double density, double& mass, Vec2& center, double& inertia) const;
 };
@@ -133,13 +139,15 @@ struct Filter {
 
 // The game gives every body at most one fixture, so the fixture lives inside its body.
 struct Fixture {
-  PolygonShape shape;
+  double hx, hy;  // setAsBox half extents
   AABB aabb;  // swept AABB from the last synchronize (tight + radius)
   double density, friction, restitution;
   Filter filter;
   int32_t proxy;  // tree node index (== node id), or kNull
   bool present;
   bool isSensor;
+  PolygonShape shape() const { return PolygonShape::box(hx, hy); }
+  static constexpr double radius = settings::kLinearSlop;  // every box's (setAsBox)
 };
 
 struct BodyDef {

@@ -98,7 +98,7 @@ py::dict game_world_info(const Game& g) {
       f["category"] = b.fixture.filter.categoryBits;
       f["mask"] = b.fixture.filter.maskBits;
       py::list verts;
-      for (const auto& v : b.fixture.shape.vertices) verts.append(py::make_tuple(v.x, v.y));
+      for (const auto& v : b.fixture.shape().vertices) verts.append(py::make_tuple(v.x, v.y));
       f["vertices"] = verts;
       f["proxy"] = b.fixture.proxy;
       fixtures.append(f);

@@ -4,17 +4,19 @@
 
 namespace qwop {
 
-void PolygonShape::set_as_box(double hx, double hy) {
-  vertices[0] = {-hx, -hy};
-  vertices[1] = {hx, -hy};
-  vertices[2] = {hx, hy};
-  vertices[3] = {-hx, hy};
-  normals[0] = {0.0, -1.0};
-  normals[1] = {1.0, 0.0};
-  normals[2] = {0.0, 1.0};
-  normals[3] = {-1.0, 0.0};
-  centroid = {0.0, 0.0};
-  radius = settings::kLinearSlop;
+PolygonShape PolygonShape::box(double hx, double hy) {
+  PolygonShape s;
+  s.vertices[0] = {-hx, -hy};
+  s.vertices[1] = {hx, -hy};
+  s.vertices[2] = {hx, hy};
+  s.vertices[3] = {-hx, hy};
+  s.normals[0] = {0.0, -1.0};
+  s.normals[1] = {1.0, 0.0};
+  s.normals[2] = {0.0, 1.0};
+  s.normals[3] = {-1.0, 0.0};
+  s.centroid = {0.0, 0.0};
+  s.radius = settings::kLinearSlop;
+  return s;
 }
 
 void PolygonShape::compute_aabb(AABB& out, const Transform& xf) const {

@@ -99,7 +99,8 @@ void World::create_fixture(int32_t bi, const FixtureDef& def) {
   if (flags & kWorldLocked) return;
   Body& b = bodies[bi];
   Fixture& f = b.fixture;
-  f.shape.set_as_box(def.hx, def.hy);
+  f.hx = def.hx;
+  f.hy = def.hy;
   f.density = def.density;
   f.friction = def.friction;
   f.restitution = def.restitution;
@@ -108,7 +109,7 @@ void World::create_fixture(int32_t bi, const FixtureDef& def) {
   f.proxy = kNull;
   f.present = true;
   if (b.flags & kBodyActive) {
-    f.shape.compute_aabb(f.aabb, b.xf);
+    f.shape().compute_aabb(f.aabb, b.xf);
     f.proxy = create_proxy(f.aabb, bi);
   }
   if (f.density > 0.0) reset_mass_data(bi);
@@ -128,7 +129,7 @@ void World::reset_mass_data(int32_t bi) {
     double m;
     Vec2 c;
     double I;
-    b.fixture.shape.compute_mass(b.fixture.density, m, c, I);
+    b.fixture.shape().compute_mass(b.fixture.density, m, c, I);
     b.mass += m;
     center.x += c.x * m;
     center.y += c.y * m;
@@ -228,8 +229,9 @@ void World::synchronize_fixture(int32_t bi, const Transform& xf1, const Transfor
   Fixture& f = bodies[bi].fixture;
   if (f.proxy == kNull) return;
   AABB a1, a2;
-  f.shape.compute_aabb(a1, xf1);
-  f.shape.compute_aabb(a2, xf2);
+  const PolygonShape shape = f.shape();
+  shape.compute_aabb(a1, xf1);
+  shape.compute_aabb(a2, xf2);
   aabb_combine(f.aabb, a1, a2);
   const Vec2 d{xf2.position.x - xf1.position.x, xf2.position.y - xf1.position.y};
   move_proxy(f.proxy, f.aabb, d);
