@@ -16,12 +16,12 @@ import json
 import time
 from pathlib import Path
 
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 from agents.config import load_config
 from agents.evaluate import evaluate_sim, format_report
 from agents.model_files import save_model
-from agents.train import build_model, make_env
+from agents.train import ScheduleHorizon, build_model, make_env
 
 
 class Marks(BaseCallback):
@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     env = make_env(cfg)  # the training env, with the RND bonus if configured
     model = build_model(cfg, env, None)
     marks = Marks(args.minutes, out, cfg, lambda s: print(s, flush=True), clock=args.clock)
-    model.learn(total_timesteps=10**12, callback=marks)
+    # stopped by the last budget; schedules run over run.total_timesteps
+    model.learn(total_timesteps=10**12, callback=CallbackList([ScheduleHorizon(cfg.run.total_timesteps), marks]))
     print(format_table(marks.rows))
     return 0
 

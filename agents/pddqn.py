@@ -101,7 +101,8 @@ class PrioritizedDoubleDQN(DQN):
         per = isinstance(buffer, PrioritizedReplayBuffer) and self.prioritized
         if per:
             # beta: from its start value to 1 (full correction) as training ends
-            buffer.beta = self.per_beta0 + (1.0 - self.per_beta0) * (1.0 - self._current_progress_remaining)
+            done = min(1.0, max(0.0, 1.0 - self._current_progress_remaining))
+            buffer.beta = self.per_beta0 + (1.0 - self.per_beta0) * done
         losses = []
         for _ in range(gradient_steps):
             data = buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]

@@ -96,6 +96,23 @@ def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> Base
     return cls("MlpPolicy", env, **kwargs, **common)
 
 
+class ScheduleHorizon(BaseCallback):
+    """Schedules (exploration, learning rate, PER's beta) run over ``steps`` env steps even when
+    training is stopped by time: a run given minutes is started with a budget of steps it
+    will not reach, and without this its schedules would stay at their start (a DQN would
+    explore at random throughout)."""
+
+    def __init__(self, steps: int) -> None:
+        super().__init__()
+        self.steps = steps
+
+    def _on_training_start(self) -> None:
+        self.model._total_timesteps = self.steps
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class StopAfterMinutes(BaseCallback):
     """Stops training after a wall-clock budget; ``progress`` shows the time used and the steps."""
 
@@ -249,6 +266,7 @@ def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> 
         callbacks.append(RNDLogger())
     if cfg.run.minutes > 0:
         callbacks.append(StopAfterMinutes(cfg.run.minutes, progress=cfg.run.progress_bar))
+        callbacks.append(ScheduleHorizon(cfg.run.total_timesteps))
     im = cfg.imitation
     bc_losses: list[float] = []
     if im.pretrain and not resume:
@@ -327,4 +345,4 @@ def summarize(summary: dict[str, Any]) -> str:
     )
 
 
-__all__ = ["StopAfterMinutes", "build_model", "summarize", "train"]
+__all__ = ["ScheduleHorizon", "StopAfterMinutes", "build_model", "summarize", "train"]

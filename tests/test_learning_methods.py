@@ -418,3 +418,20 @@ def test_learning_benchmark_reports_success_and_finish_times(tmp_path, capsys):
     rows = json.loads((tmp_path / "learning.json").read_text())
     assert len(rows) == 1 and rows[0]["timesteps"] > 0 and rows[0]["steps_per_s"] > 0
     assert "median_finish_time_s" in rows[0] and 0 <= rows[0]["success_rate"] <= 1
+
+
+def test_a_run_stopped_by_minutes_still_runs_its_schedules(tmp_path):
+    from stable_baselines3.common.callbacks import CallbackList
+
+    from agents.config import load_config
+    from agents.train import ScheduleHorizon, StopAfterMinutes, build_model, make_env
+
+    cfg = load_config(
+        None, ['algo.name="pddqn"', "batch.num_envs=4", "run.total_timesteps=2000", "algo.learning_starts=100"]
+    )
+    model = build_model(cfg, make_env(cfg), None)
+    cb = CallbackList([StopAfterMinutes(0.05), ScheduleHorizon(cfg.run.total_timesteps)])
+    model.learn(total_timesteps=10**12, callback=cb)  # how qwop train --minutes runs
+    assert model.num_timesteps > 2000  # went on past the horizon until the time was up
+    assert model.exploration_rate == pytest.approx(cfg.algo.exploration_final_eps)
+    assert model.replay_buffer.beta == pytest.approx(1.0)
