@@ -37,12 +37,10 @@ def td_targets(
 ) -> torch.Tensor:
     """One-step targets, (batch, 1). With ``next_q_online`` the double-Q rule: the target
     network's value of the action the online network prefers; without it, the target
-    network's maximum (plain DQN)."""
-    if next_q_online is None:
-        next_q = next_q_target.max(dim=1, keepdim=True).values
-    else:
-        next_q = next_q_target.gather(1, next_q_online.argmax(dim=1, keepdim=True))
-    return rewards + (1 - dones) * discounts * next_q
+    network's maximum (plain DQN). The reward-heads rule with a single head of weight 1."""
+    online = None if next_q_online is None else next_q_online.unsqueeze(1)
+    one = torch.ones(1, dtype=next_q_target.dtype, device=next_q_target.device)
+    return head_targets(rewards, dones, discounts, next_q_target.unsqueeze(1), online, one)
 
 
 class PrioritizedDoubleDQN(DQN):
