@@ -14,14 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.config import load_config
 from agents.evaluate import evaluate_sim, format_report
 from agents.model_files import save_model
-from agents.train import ScheduleHorizon, build_model, make_env
+from agents.train import train
 
 
 class Marks(BaseCallback):
@@ -66,17 +67,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="runs/learning")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="budgets in CPU-minutes or wall minutes")
     args = ap.parse_args(argv)
-    import torch
 
     cfg = load_config(args.config, args.set)
-    torch.set_num_threads(cfg.run.torch_threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = make_env(cfg)  # the training env, with the RND bonus if configured
-    model = build_model(cfg, env, None)
     marks = Marks(args.minutes, out, cfg, lambda s: print(s, flush=True), clock=args.clock)
-    # stopped by the last budget; schedules run over run.total_timesteps
-    model.learn(total_timesteps=10**12, callback=CallbackList([ScheduleHorizon(cfg.run.total_timesteps), marks]))
+    # `qwop train` itself (behaviour cloning, demo injection, RND as configured), stopped by
+    # the last budget (marks); its schedules run over run.total_timesteps
+    run = replace(
+        cfg.run, minutes=1e9, checkpoint_every=0, out_dir=str(out), name="run", progress_bar=False, eval_episodes=32
+    )
+    train(replace(cfg, run=run), log=lambda s: print(s, flush=True), callbacks=[marks])
     print(format_table(marks.rows))
     return 0
 

@@ -202,8 +202,11 @@ def load_demos(cfg: TrainConfig, files: list[str]) -> Any:
     )
 
 
-def train(cfg: TrainConfig, resume: str | None = None, log: Any = print) -> dict[str, Any]:
-    """Run one training as configured; returns a summary with the final evaluation."""
+def train(
+    cfg: TrainConfig, resume: str | None = None, log: Any = print, callbacks: list[BaseCallback] | None = None
+) -> dict[str, Any]:
+    """Run one training as configured; returns a summary with the final evaluation.
+    ``callbacks`` run too (returning False from one stops training)."""
     cfg.validate()
     torch.set_num_threads(cfg.run.torch_threads)
     name = cfg.run.name or f"{cfg.algo.name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -215,7 +218,7 @@ def train(cfg: TrainConfig, resume: str | None = None, log: Any = print) -> dict
         )
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        return _train_in(cfg, run_dir, resume, log)
+        return _train_in(cfg, run_dir, resume, log, callbacks or [])
     except BaseException:
         # A run that failed or was stopped before saving any model leaves nothing behind.
         if not any(run_dir.rglob("*.zip")):
@@ -223,7 +226,9 @@ def train(cfg: TrainConfig, resume: str | None = None, log: Any = print) -> dict
         raise
 
 
-def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> dict[str, Any]:
+def _train_in(
+    cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any, extra: list[BaseCallback]
+) -> dict[str, Any]:
     from agents.evaluate import evaluate_sim
 
     teacher = None
@@ -250,7 +255,7 @@ def _train_in(cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any) -> 
         log(f"resumed from {resume} at {model.num_timesteps} steps")
     else:
         model = build_model(cfg, env, tb)
-    callbacks: list[BaseCallback] = []
+    callbacks: list[BaseCallback] = list(extra)
     if cfg.run.checkpoint_every > 0:
         callbacks.append(
             SidecarCheckpoint(
