@@ -184,7 +184,15 @@ def _search(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> int:
     import shlex
 
-    from agents.planner import LocalExpander, PlannerConfig, best_run_meta, load_state, new_state, run_search
+    from agents.planner import (
+        LocalExpander,
+        PlannerConfig,
+        best_run_meta,
+        load_state,
+        new_state,
+        run_search,
+        seed_best_run,
+    )
     from agents.search import save_keys_as_demo
 
     if args.resume:
@@ -200,6 +208,12 @@ def _plan(args: argparse.Namespace) -> int:
             speed_weight=args.speed_weight,
         )
         state = new_state(cfg)
+        if args.from_run:
+            from sim_env.env_config import start_run_keys
+
+            _check_demo_files([args.from_run], "--from-run")
+            t = seed_best_run(state, start_run_keys((args.from_run,))[0])
+            print(f"starting from {args.from_run}: finishes in {t:.2f} s")
         state_path = Path(args.state)
         if state_path.exists():
             raise UserInputError(
@@ -292,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--state", default="search_state.npz", help="where the search's state is saved after every stage")
     p.add_argument("--resume", help="continue the search saved in this state file (its settings are kept)")
+    p.add_argument(
+        "--from-run", metavar="DEMO", help="start from this finished run (e.g. a trained agent's) as the best so far"
+    )
     p.add_argument("--ray", help="run on Ray: a cluster address, or 'local' to start one on this machine")
     p.add_argument("--gif", help="write a GIF of the best run")
     p.add_argument(

@@ -309,12 +309,27 @@ def describe(state: SearchState) -> dict[str, Any]:
     }
 
 
-__all__ = ["LocalExpander", "Planner", "PlannerConfig", "SearchState", "describe", "load_state"]
+__all__ = ["LocalExpander", "Planner", "PlannerConfig", "SearchState", "describe", "load_state", "seed_best_run"]
 
 
 def new_state(config: PlannerConfig) -> SearchState:
     config.check()
     return SearchState(config=config)
+
+
+def seed_best_run(state: SearchState, keys: np.ndarray) -> float:
+    """Start a new search with a known run (for example a trained agent's, or another
+    search's) as its best: pace pruning and refinement restarts work from it at once.
+    Returns its finish time; a run that does not finish 100 m is refused."""
+    run = sim_env.replay(np.asarray(keys, dtype=np.int8), sincos=state.config.sincos)
+    done = run["game_ended"].astype(bool) & run["jump_landed"].astype(bool) & (run["score"] >= sim_env.FINISH_M)
+    if not done.any():
+        raise UserInputError("the given run does not finish 100 m in the simulator; give a finished run")
+    end = int(np.argmax(done)) + 1
+    state.best_keys = np.asarray(keys[:end], dtype=np.int8)
+    state.best_time_s = float(run["score_time"][end - 1])
+    state.best_x = run["state"][:end, TORSO, 0] / UNITS_PER_METRE
+    return state.best_time_s
 
 
 def run_search(

@@ -11,6 +11,7 @@ import numpy as np
 from sim_env import _core
 from sim_env.actions import action_masks
 from sim_env.rewards import REWARD_TERMS, profile_weights
+from sim_env.usage import UserInputError
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def start_run_keys(paths: tuple[str, ...]) -> list[np.ndarray]:
             if len(events) > 1 and events[0] == CLICK_EVENT and np.all((events[1:] >= 0) & (events[1:] < 16)):
                 runs.append(events[1:].astype(np.int8))
     if not runs:
-        raise ValueError(f"start_runs: no run from the click to begin in {', '.join(paths)}")
+        raise UserInputError(f"start_runs: no run from the click to begin in {', '.join(paths)}")
     return runs
 
 

@@ -130,3 +130,26 @@ def test_shipped_record_replays_to_its_finish_time(path: Path) -> None:
     assert out["jump_landed"][-1] and out["score"][-1] >= sim_env.FINISH_M
     assert out["score_time"][-1] == demo.meta["finish_time_s"]
     assert (path.with_suffix(".gif")).is_file()
+
+
+def test_search_from_a_given_run_refines_it(tmp_path, capsys):
+    from agents.cli import main
+
+    record = Path(__file__).resolve().parents[1] / "agents" / "records" / "beam_seed0_57.47s.npz"
+    state = tmp_path / "s.npz"
+    out = tmp_path / "best.npz"
+    args = ["search", "--from-run", str(record), "--updates", "300000", "--state", str(state), "--out", str(out)]
+    assert main([*args, "--threads", "2", "--beam", "16", "--children", "8"]) == 0
+    printed = capsys.readouterr().out
+    assert "starting from" in printed and "finishes in 57.47 s" in printed
+    from agents.planner import load_state
+
+    st = load_state(state)
+    assert st.best_keys is not None and st.best_time_s <= 57.47 + 1e-9  # never worse than the run it was given
+    # a run that does not finish is refused in one line
+    unfinished = tmp_path / "short.npz"
+    from agents.search import save_keys_as_demo
+
+    save_keys_as_demo(np.zeros(30, dtype=np.int8), unfinished, {})
+    assert main(["search", "--from-run", str(unfinished), "--updates", "1000", "--state", str(tmp_path / "t.npz")]) == 2
+    assert "does not finish 100 m" in capsys.readouterr().err
