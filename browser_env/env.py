@@ -112,7 +112,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         noise = np.zeros(0, dtype=np.int8)
         if self.mode == "lockstep":
             g.new_page()
-            noise = self.config.draw_start_noise(self.np_random)
+            noise = self.config.draw_start(self.np_random)
             if noise.size:
                 self.episode_records.append(g.run(noise))
                 self._keys.extend(int(k) for k in noise)

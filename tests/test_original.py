@@ -208,3 +208,24 @@ def test_planner_record_replays_open_loop_in_the_original(game: BrowserGame, pat
     assert first_divergence(demo.trace(), out) is None
     assert out["jump_landed"][-1] and out["score"][-1] >= sim_env.FINISH_M
     assert out["score_time"][-1] == demo.meta["finish_time_s"]
+
+
+def test_browser_env_starts_inside_a_good_run(tmp_path: Path) -> None:
+    import gymnasium
+
+    import browser_env  # noqa: F401 (registers QwopBrowser-v0)
+
+    record = RECORDS[0]
+    env = gymnasium.make(
+        "QwopBrowser-v0", game=str(ORIGINAL), mode="lockstep", start_runs=[str(record)], start_share=1.0
+    )
+    try:
+        env.reset(seed=3)
+        keys = env.unwrapped.episode_keys()
+        assert len(keys) > 0
+        env.step(0)
+        keys = env.unwrapped.episode_keys()
+        state = env.unwrapped.game.body_state()
+        np.testing.assert_array_equal(sim_env.replay(keys)["state"][-1], state)
+    finally:
+        env.close()
