@@ -435,3 +435,15 @@ def test_a_run_stopped_by_minutes_still_runs_its_schedules(tmp_path):
     assert model.num_timesteps > 2000  # went on past the horizon until the time was up
     assert model.exploration_rate == pytest.approx(cfg.algo.exploration_final_eps)
     assert model.replay_buffer.beta == pytest.approx(1.0)
+
+
+def test_the_record_recipe_loads_and_trains(tmp_path):
+    from agents.config import load_config
+    from agents.train import train
+
+    recipe = Path(__file__).resolve().parents[1] / "agents" / "recipes" / "record.toml"
+    sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=2000", "algo.learning_starts=500", "run.eval_episodes=2"]
+    cfg = load_config(recipe, [*sets, "run.progress_bar=false", "run.checkpoint_every=0"])
+    assert cfg.algo.name == "pddqn" and cfg.env.reward == "speed"
+    summary = train(cfg, log=lambda s: None)
+    assert summary["timesteps"] >= 2000 and summary["eval"]["episodes"] == 2
