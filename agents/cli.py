@@ -17,7 +17,7 @@ import numpy as np
 from agents.algorithms import ALGORITHMS
 from sim_env.usage import OneLineParser, UserInputError, nonnegative_int, one_line, positive_float, positive_int
 
-PRETRAINED = Path(__file__).resolve().parent / "models" / "qwop_ppo.zip"
+PRETRAINED = Path(__file__).resolve().parent / "models" / "qwop_pddqn.zip"
 GAME_DEFAULT = "$QWOP_GAME, else ~/.local/share/qwop/game"
 GAME_HELP = (
     f"folder with your copy of the original: QWOP.min.js, assetbundle.parcel, howler.js (default: {GAME_DEFAULT})"
