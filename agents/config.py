@@ -23,6 +23,7 @@ from sim_env.env_config import EnvConfig
 from sim_env.usage import UserInputError
 
 _STRICT: dict[str, Any] = {"extra": "forbid"}
+RND_DECAYS = ("none", "linear", "exponential")  # how the RND bonus's weight falls (agents/rnd.py)
 
 
 def _p(default: Any, help: str = "") -> Any:
@@ -165,7 +166,7 @@ class TrainConfig:
         ):
             if value < low:
                 raise UserInputError(f"{where} must be at least {low}, got {value}")
-        if self.algo.rnd_decay not in ("none", "linear", "exponential"):
+        if self.algo.rnd_decay not in RND_DECAYS:
             raise UserInputError(f"algo.rnd_decay must be none, linear or exponential, got {self.algo.rnd_decay!r}")
         if self.distill.teacher and self.algo.name not in ("ppo", "a2c"):
             raise UserInputError(f"a distilled student is a ppo or a2c policy; got algo.name={self.algo.name!r}")

@@ -34,7 +34,6 @@ class Marks(BaseCallback):
         self.log = log
         self.clock = time.process_time if clock == "cpu" else time.monotonic
         self.t0 = self.clock()
-        self.wall0 = time.monotonic()
         self.paused = 0.0  # evaluation time, not counted
         self.rows: list[dict] = []
 

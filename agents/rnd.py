@@ -22,7 +22,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.running_mean_std import RunningMeanStd
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-DECAYS = ("none", "linear", "exponential")
+from agents.config import RND_DECAYS
+
+DECAYS = RND_DECAYS
 
 
 def bonus_weight(weight: float, decay: str, decay_steps: int, step: int) -> float:
