@@ -185,6 +185,7 @@ def _plan(args: argparse.Namespace) -> int:
     import shlex
 
     from agents.planner import (
+        GUIDED_BEAM,
         LocalExpander,
         PlannerConfig,
         best_run_meta,
@@ -199,8 +200,11 @@ def _plan(args: argparse.Namespace) -> int:
         state = load_state(args.resume)
         state_path = Path(args.resume)
     else:
+        guide = "" if args.guide is None else (args.guide or str(PRETRAINED))
         cfg = PlannerConfig(
-            beam=args.beam,
+            beam=args.beam or (GUIDED_BEAM if guide else PlannerConfig.beam),
+            guide=guide,
+            lookahead=args.lookahead,
             children=args.children,
             horizon=args.horizon,
             seed=args.seed,
@@ -286,8 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "search",
         help="plan the fastest 100 m in the simulator, for open-loop replay in the original",
-        description="A planner over the exact simulator (agents/planner.py): a beam search with diversity over "
-        "held key masks, on every core or a Ray cluster. It saves its state after every stage (--resume "
+        description="A planner over the exact simulator (agents/planner.py): a beam search, guided by a trained "
+        "policy's rollouts (--guide) or with diversity over random held key masks, on every core or a Ray "
+        "cluster. It saves its state after every stage (--resume "
         "continues it) and writes its best run as a demo that replays open-loop in the original. With "
         "--policy it samples stochastic runs of a trained policy instead.",
     )
@@ -297,7 +302,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="random seed; the same seed and --updates budget give the same best run"
     )
     p.add_argument("--threads", type=positive_int, help="worker threads (default: all cores) or Ray workers")
-    p.add_argument("--beam", type=positive_int, default=256, help="games kept per stage (default 256)")
+    p.add_argument(
+        "--guide",
+        nargs="?",
+        const="",
+        metavar="MODEL",
+        help="guide the beam by a trained policy's rollouts (default model: the shipped one); "
+        "far faster runs than the unguided search",
+    )
+    p.add_argument("--lookahead", type=positive_int, default=15, help="--guide: decisions of each rollout (default 15)")
+    p.add_argument("--beam", type=positive_int, help="games kept per stage (default 256; 8 with --guide)")
     p.add_argument("--children", type=positive_int, default=32, help="copies expanded per kept game (default 32)")
     p.add_argument("--horizon", type=positive_int, default=24, help="updates per stage (default 24)")
     p.add_argument("--time-limit", type=positive_float, default=100.0, help="game seconds before a line is dropped")

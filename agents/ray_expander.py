@@ -25,6 +25,17 @@ def _expand_block(snapshots: list[bytes], sincos: str, parent: np.ndarray, keys:
     return out
 
 
+def _rollout_block(
+    snapshots: list[bytes], sincos: str, parent: np.ndarray, keys: np.ndarray, policy: Any, lookahead: int
+) -> dict[str, Any]:
+    from agents.guided_rollouts import policy_rollouts
+
+    games = sim_env.GameSet(sincos).select(np.zeros(0, dtype=np.int32))
+    for s in snapshots:
+        games.add(s)
+    return policy_rollouts(games, parent, keys, policy, lookahead, threads=1)
+
+
 class RayExpander:
     """Expands stages on Ray workers (one task per worker and stage)."""
 
@@ -51,6 +62,7 @@ class RayExpander:
             raise UserInputError(f"cannot connect to the Ray cluster at {address!r}: {first}") from None
         self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self._remote = ray.remote(num_cpus=1)(_expand_block)
+        self._remote_rollouts = ray.remote(num_cpus=1)(_rollout_block)
 
     def expand(self, games: sim_env.GameSet, parent: np.ndarray, keys: np.ndarray) -> dict[str, Any]:
         ray = self.ray
@@ -62,6 +74,27 @@ class RayExpander:
         futures = [self._remote.remote(snaps, sincos, local_parent[b], keys[b]) for b in blocks if len(b)]
         parts = ray.get(futures)
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def rollouts(
+        self, games: sim_env.GameSet, parent: np.ndarray, keys: np.ndarray, policy: Any, lookahead: int
+    ) -> dict[str, Any]:
+        """The guided search's tries and rollouts, one block of tries per worker."""
+        ray = self.ray
+        used = np.unique(parent)
+        snaps = ray.put([games.snapshot(int(i)) for i in used])
+        shared_policy = ray.put(policy)
+        local_parent = np.searchsorted(used, parent).astype(np.int32)
+        blocks = np.array_split(np.arange(len(parent)), self.workers)
+        sincos = games_sincos(games)
+        futures = [
+            self._remote_rollouts.remote(snaps, sincos, local_parent[b], keys[b], shared_policy, lookahead)
+            for b in blocks
+            if len(b)
+        ]
+        parts = ray.get(futures)
+        out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "total_updates"}
+        out["total_updates"] = sum(int(p["total_updates"]) for p in parts)
+        return out
 
     def close(self) -> None:
         self.ray.shutdown()
