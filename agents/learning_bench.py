@@ -36,6 +36,10 @@ class Marks(BaseCallback):
         self.t0 = self.clock()
         self.paused = 0.0  # evaluation time, not counted
         self.rows: list[dict] = []
+        self.steps0 = 0  # a resumed model's steps before this run
+
+    def _on_training_start(self) -> None:
+        self.steps0 = int(self.model.num_timesteps)
 
     def _on_step(self) -> bool:
         elapsed = (self.clock() - self.t0 - self.paused) / 60.0
@@ -48,13 +52,13 @@ class Marks(BaseCallback):
             row = {
                 "minutes": m,
                 "clock": "CPU" if self.clock is time.process_time else "wall",
-                "timesteps": int(self.num_timesteps),
-                "steps_per_s": round(self.num_timesteps / max(1e-9, elapsed * 60.0)),
+                "timesteps": int(self.num_timesteps) - self.steps0,
+                "steps_per_s": round((self.num_timesteps - self.steps0) / max(1e-9, elapsed * 60.0)),
                 **{k: v for k, v in report.items() if k != "best_keys"},
             }
             self.rows.append(row)
             (self.out / "learning.json").write_text(json.dumps(self.rows, indent=2))
-            self.log(f"after {m:g} min ({self.num_timesteps:,} steps): {format_report(report)}")
+            self.log(f"after {m:g} min ({self.num_timesteps - self.steps0:,} steps): {format_report(report)}")
         return bool(self.marks)
 
 
@@ -65,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--out", default="runs/learning")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="budgets in CPU-minutes or wall minutes")
+    ap.add_argument("--resume", metavar="CHECKPOINT", help="go on training this model (budgets count from here)")
     args = ap.parse_args(argv)
 
     cfg = load_config(args.config, args.set)
@@ -76,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     run = replace(
         cfg.run, minutes=1e9, checkpoint_every=0, out_dir=str(out), name="run", progress_bar=False, eval_episodes=32
     )
-    train(replace(cfg, run=run), log=lambda s: print(s, flush=True), callbacks=[marks])
+    train(replace(cfg, run=run), resume=args.resume, log=lambda s: print(s, flush=True), callbacks=[marks])
     print(format_table(marks.rows))
     return 0
 

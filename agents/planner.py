@@ -147,6 +147,7 @@ class SearchState:
     restarts: int = 0
     history: list[tuple[int, float, float]] = field(default_factory=list)  # (updates, best time, farthest m)
     wall: list[float] = field(default_factory=list)  # wall-clock seconds of search at the end of each stage
+    cpu: list[float] = field(default_factory=list)  # CPU-seconds of search (all threads) at the end of each stage
 
 
 def _segments(rng: np.random.Generator, masks: np.ndarray, n: int, horizon: int, lo: int, hi: int) -> np.ndarray:
@@ -276,6 +277,7 @@ class Planner:
         st.cpu_seconds += time.process_time() - t0
         st.history.append((st.updates, st.best_time_s, st.farthest_m))
         st.wall.append((st.wall[-1] if st.wall else 0.0) + time.monotonic() - w0)
+        st.cpu.append(st.cpu_seconds)
 
     def _guided_step(self, policy: GuidePolicy) -> None:
         """One decision: every kept game tries every action, each try is judged by the
@@ -315,6 +317,7 @@ class Planner:
         st.cpu_seconds += time.process_time() - t0
         st.history.append((st.updates, st.best_time_s, st.farthest_m))
         st.wall.append((st.wall[-1] if st.wall else 0.0) + time.monotonic() - w0)
+        st.cpu.append(st.cpu_seconds)
 
     def _keep(self, parent: np.ndarray, keys: np.ndarray) -> sim_env.GameSet:
         threads = getattr(self.expander, "threads", 1)
@@ -340,6 +343,7 @@ class Planner:
             "beam_keys": np.stack(st.keys) if st.keys else np.zeros((0, 0), dtype=np.int8),
             "history": np.array(st.history, dtype=np.float64).reshape(-1, 3),
             "wall": np.array(st.wall, dtype=np.float64),
+            "cpu": np.array(st.cpu, dtype=np.float64),
         }
         if st.best_keys is not None:
             arrays["best_keys"] = st.best_keys
@@ -360,6 +364,7 @@ def load_state(path: str | Path) -> SearchState:
             st.keys = [row.astype(np.int8) for row in z["beam_keys"]]
             st.history = [(int(u), float(b), float(f)) for u, b, f in z["history"]]
             st.wall = [float(w) for w in z["wall"]]
+            st.cpu = [float(c) for c in z["cpu"]] if "cpu" in z else []  # states saved before it was kept
             if "best_keys" in z:
                 st.best_keys = z["best_keys"].astype(np.int8)
     except FileNotFoundError:

@@ -12,6 +12,7 @@ echo "== benchmark smoke runs"
 "$PY" -m sim_env.bench --quick --vec
 "$PY" -m browser_env.bench --quick
 "$PY" -m agents.search_bench --quick
+"$PY" -m agents.search_bench --quick --guide
 echo "== pytest"
 set +e
 "$PY" -m pytest -q "$@"

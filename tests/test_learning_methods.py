@@ -409,6 +409,7 @@ def test_learning_benchmark_reports_success_and_finish_times(tmp_path, capsys):
     import json
 
     from agents.learning_bench import main
+    from agents.model_files import load_model
 
     sets = ["batch.num_envs=4", "policy.net_arch=[16]", "algo.n_steps=32", "algo.batch_size=32"]
     args = ["--minutes", "0.03", "--clock", "wall", "--out", str(tmp_path)]
@@ -418,6 +419,20 @@ def test_learning_benchmark_reports_success_and_finish_times(tmp_path, capsys):
     rows = json.loads((tmp_path / "learning.json").read_text())
     assert len(rows) == 1 and rows[0]["timesteps"] > 0 and rows[0]["steps_per_s"] > 0
     assert "median_finish_time_s" in rows[0] and 0 <= rows[0]["success_rate"] <= 1
+    # --resume goes on from a saved model; the table counts only the new steps
+    more = tmp_path / "more"
+    assert (
+        main(
+            args[:-1]
+            + [str(more), "--resume", str(tmp_path / "after_0.03min.zip")]
+            + [a for s in sets for a in ("--set", s)]
+        )
+        == 0
+    )
+    again = json.loads((more / "learning.json").read_text())
+    first, _ = load_model(tmp_path / "after_0.03min.zip")
+    resumed, _ = load_model(more / "after_0.03min.zip")
+    assert again[0]["timesteps"] > 0 and resumed.num_timesteps - again[0]["timesteps"] == first.num_timesteps
 
 
 def test_a_run_stopped_by_minutes_still_runs_its_schedules(tmp_path):
