@@ -72,6 +72,8 @@ class AlgoSection:
     per_beta: float = _p(0.4, "pddqn: importance-sampling exponent at the start, annealed to 1")
     per_eps: float = _p(1e-6, "pddqn: keeps every priority above zero")
     demo_bonus: float = _p(1.0, "pddqn: added to demonstrations' priorities (DQfD's epsilon_d)")
+    demo_margin: float = _p(0.0, "pddqn: weight of DQfD's large-margin loss on demonstrations (0: off)")
+    margin: float = _p(0.8, "pddqn: by how much the demonstrated action's Q must lead the others")
     reward_heads: bool = _p(
         False, "pddqn: one Q head per reward term, acting on their sum weighted as the env's reward"
     )
@@ -158,6 +160,8 @@ class TrainConfig:
             ("run.checkpoint_every", self.run.checkpoint_every, 0),
             ("run.minutes", self.run.minutes, 0),
             ("algo.rnd_weight", self.algo.rnd_weight, 0),
+            ("algo.demo_margin", self.algo.demo_margin, 0),
+            ("algo.margin", self.algo.margin, 0),
             ("distill.steps", self.distill.steps, 1),
             ("distill.epochs", self.distill.epochs, 1),
             ("distill.batch_size", self.distill.batch_size, 1),
@@ -176,6 +180,8 @@ class TrainConfig:
             raise UserInputError(
                 "algo.reward_heads needs algo.name=pddqn and no imitation.inject (demos have no terms)"
             )
+        if self.algo.demo_margin > 0 and (self.algo.name != "pddqn" or self.algo.reward_heads):
+            raise UserInputError("algo.demo_margin needs algo.name=pddqn with the scalar critic (no reward_heads)")
         if self.imitation.inject and not algo.off_policy:
             raise UserInputError(
                 "imitation.inject (replay-buffer injection) needs dqn, qrdqn or pddqn; use pretrain for ppo/a2c"

@@ -7,8 +7,11 @@ Two changes to SB3's ``DQN.train``, each with a switch:
 - prioritised replay (:mod:`agents.prioritized_replay`): transitions sampled by TD error, the
   Huber loss weighted by importance sampling, with ``beta`` annealed to 1 over training.
 
-and, as an option, one Q head per reward term (:mod:`agents.reward_heads`, the seed paper's
-multivariate reward representation), each trained on its own term.
+and, as options, one Q head per reward term (:mod:`agents.reward_heads`, the seed paper's
+multivariate reward representation), each trained on its own term; and DQfD's large-margin
+loss on demonstrations (Hester et al. 2018): on every sampled demonstration transition,
+``max_a [Q(s, a) + margin * (a != a_demo)] - Q(s, a_demo)``, weighted by ``demo_margin``, so
+that the demonstrated action's value stays above the others by the margin.
 
 Everything else (exploration, target updates, demonstration injection, saving, ``qwop eval``)
 is SB3's DQN. ``qwop train --set algo.name=pddqn`` uses it.
@@ -43,6 +46,15 @@ def td_targets(
     return head_targets(rewards, dones, discounts, next_q_target.unsqueeze(1), online, one)
 
 
+def margin_loss(q: torch.Tensor, actions: torch.Tensor, demo: torch.Tensor, margin: float) -> torch.Tensor:
+    """DQfD's supervised loss, averaged over the demonstration rows (``demo`` 1.0):
+    ``max_a [Q(s, a) + margin * (a != a_demo)] - Q(s, a_demo)``; zero when the demonstrated
+    action leads every other by at least the margin."""
+    penalty = torch.full_like(q, margin).scatter(1, actions, 0.0)
+    per_row = (q + penalty).max(dim=1, keepdim=True).values - q.gather(1, actions)
+    return (per_row * demo).sum() / demo.sum().clamp(min=1.0)
+
+
 class PrioritizedDoubleDQN(DQN):
     def __init__(
         self,
@@ -57,6 +69,8 @@ class PrioritizedDoubleDQN(DQN):
         demo_bonus: float = 1.0,
         reward_heads: bool = False,
         reward_weights: Sequence[float] | None = None,
+        demo_margin: float = 0.0,
+        margin: float = 0.8,
         replay_buffer_class: Any = None,
         replay_buffer_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
@@ -65,13 +79,16 @@ class PrioritizedDoubleDQN(DQN):
         self.prioritized = prioritized
         self.per_beta0 = per_beta
         self.reward_heads = reward_heads
+        self.demo_margin, self.margin = demo_margin, margin
+        if demo_margin > 0 and reward_heads:
+            raise ValueError("the demonstration margin loss takes the scalar critic, not reward heads")
         if reward_heads:
             if reward_weights is None:
                 raise ValueError("reward heads need reward_weights (one per term of info['reward_terms'])")
             if policy == "MlpPolicy":
                 policy = MultiHeadDQNPolicy
             kwargs["policy_kwargs"] = {**(kwargs.get("policy_kwargs") or {}), "reward_weights": list(reward_weights)}
-        if prioritized or reward_heads:
+        if prioritized or reward_heads or demo_margin > 0:
             # uniform sampling is the prioritised buffer with alpha = 0 (and all weights 1)
             replay_buffer_class = PrioritizedReplayBuffer
             replay_buffer_kwargs = {
@@ -114,10 +131,13 @@ class PrioritizedDoubleDQN(DQN):
                     target = td_targets(
                         data.rewards, data.dones, discounts, self.q_net_target(data.next_observations), online
                     )
-                current = self.q_net(data.observations).gather(1, data.actions.long())
+                q_all = self.q_net(data.observations)
+                current = q_all.gather(1, data.actions.long())
                 elementwise = functional.smooth_l1_loss(current, target, reduction="none")
                 td = current - target
             loss = (data.weights * elementwise).mean() if per else elementwise.mean()
+            if self.demo_margin > 0 and data.demo is not None and bool(data.demo.any()):
+                loss = loss + self.demo_margin * margin_loss(q_all, data.actions.long(), data.demo, self.margin)
             losses.append(loss.item())
             self.policy.optimizer.zero_grad()
             loss.backward()

@@ -86,6 +86,7 @@ class PrioritizedSamples(NamedTuple):
     weights: torch.Tensor  # importance-sampling weights, (batch, 1)
     indices: np.ndarray  # flat slots (pos * n_envs + env), for update_priorities
     terms: torch.Tensor | None  # reward terms (batch, terms), when the buffer keeps them
+    demo: torch.Tensor | None = None  # 1.0 for a demonstration's transition, else 0.0, (batch, 1)
 
 
 class PrioritizedReplayBuffer(DemoReplayBuffer):
@@ -144,7 +145,8 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         tensors = tuple(map(self.to_torch, data))
         terms = None if self.terms is None else self.to_torch(self.terms[batch_inds, env_inds])
         w = self.to_torch(weights.reshape(-1, 1).astype(np.float32))
-        return PrioritizedSamples(*tensors, None, w, slots, terms)
+        demo = self.to_torch((self.is_demo[batch_inds, env_inds] != 0).astype(np.float32).reshape(-1, 1))
+        return PrioritizedSamples(*tensors, None, w, slots, terms, demo)
 
     def update_priorities(self, slots: np.ndarray, td_errors: np.ndarray) -> None:
         """After a learning step: priority = (|TD error| + eps) ** alpha (+ demo_bonus)."""

@@ -86,6 +86,8 @@ def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> Base
             per_beta=a.per_beta,
             per_eps=a.per_eps,
             demo_bonus=a.demo_bonus,
+            demo_margin=a.demo_margin,
+            margin=a.margin,
             reward_heads=a.reward_heads,
             reward_weights=list(cfg.env.weights) if a.reward_heads else None,
         )

@@ -179,6 +179,47 @@ def test_pddqn_takes_demonstrations_into_its_prioritized_buffer(tmp_path):
     assert info["algo"] == "pddqn" and isinstance(model, PrioritizedDoubleDQN) and model.double_q
 
 
+def test_margin_loss_is_dqfds():
+    from agents.pddqn import margin_loss
+
+    q = torch.tensor([[1.0, 2.0, 0.0], [3.0, 2.0, 0.0], [0.0, 9.0, 0.0]])
+    actions = torch.tensor([[0], [0], [0]])
+    demo = torch.tensor([[1.0], [1.0], [0.0]])  # the third row is the agent's own: no loss
+    # row 1: max(1, 2.8, 0.8) - 1 = 1.8; row 2: the demonstrated action leads by >= 0.8: 0
+    assert margin_loss(q, actions, demo, 0.8).item() == pytest.approx((1.8 + 0.0) / 2)
+    assert margin_loss(q, actions, torch.zeros(3, 1), 0.8).item() == 0.0
+
+
+@pytest.mark.parametrize("demo_margin", [0.0, 1.0])
+def test_demo_margin_makes_the_agent_take_the_demonstrated_actions(demo_margin):
+    """Demonstrations of walking right that carry no reward: TD learning alone has nothing
+    to prefer right for; the margin loss makes the greedy policy walk to the end."""
+    model = PrioritizedDoubleDQN(
+        "MlpPolicy",
+        Corridor(8),
+        demo_margin=demo_margin,
+        learning_rate=3e-3,
+        buffer_size=1_000,
+        learning_starts=0,
+        batch_size=32,
+        gamma=0.9,
+        policy_kwargs={"net_arch": [32]},
+        seed=3,
+    )
+    model._setup_learn(1_000)
+    buf = model.replay_buffer
+    eye = np.eye(8, dtype=np.float32)
+    for _ in range(5):
+        for pos in range(7):
+            buf.next_is_demo = True
+            buf.add(eye[pos][None], eye[pos + 1][None], np.ones((1, 1)), np.zeros(1, np.float32), np.zeros(1), [{}])
+            # and the agent's own step back, also without reward
+            buf.next_is_demo = False
+            buf.add(eye[pos + 1][None], eye[pos][None], np.zeros((1, 1)), np.zeros(1, np.float32), np.zeros(1), [{}])
+    model.train(gradient_steps=300, batch_size=32)
+    assert greedy_reaches_end(model, Corridor(8)) == (demo_margin > 0)
+
+
 # ---------------------------------------------------------------- random network distillation
 
 
