@@ -31,8 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--from-state", help="read the marks from a saved search (qwop search --state) instead of searching"
     )
+    ap.add_argument("--state", help="keep the search's state in this file (default: a temporary one)")
     args = ap.parse_args(argv)
     marks = [0.2] if args.quick else sorted(args.minutes)
+    if args.state and Path(args.state).exists():
+        ap.error(f"{args.state} exists; read it with --from-state {args.state}, or choose another --state")
     cores = os.cpu_count() or 1
     if args.from_state:
         st = load_state(args.from_state)
@@ -44,13 +47,12 @@ def main(argv: list[str] | None = None) -> int:
 
             cfg = PlannerConfig(seed=args.seed, guide=args.guide or str(PRETRAINED), beam=GUIDED_BEAM)
         with tempfile.TemporaryDirectory() as tmp:
+            path = Path(args.state) if args.state else Path(tmp) / "state.npz"
             st = new_state(cfg)
             # a CPU budget: search in slices of wall time until the last mark's CPU time is spent
             while st.cpu_seconds < marks[-1] * 60:
                 left = (marks[-1] * 60 - st.cpu_seconds) / cores / 60
-                st = run_search(
-                    st, LocalExpander(cores), None, minutes=max(left, 0.05), state_path=Path(tmp) / "state.npz"
-                )
+                st = run_search(st, LocalExpander(cores), None, minutes=max(left, 0.05), state_path=path)
         what = f"{'guided by ' + Path(cfg.guide).name if cfg.guide else 'default settings'}, seed {args.seed}"
         what += f", {cores} threads"
     by_cpu = len(st.cpu) == len(st.history)

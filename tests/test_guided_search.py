@@ -87,7 +87,7 @@ def test_guided_search_finishes_and_the_run_replays_exactly() -> None:
     its keys from the start replay to the same finish time."""
     from demos.format import load_demo
 
-    record = sorted((MODELS.parent / "records").glob("agent_refined_*.npz"))[0]
+    record = sorted((MODELS.parent / "records").glob("guided_seed0_*.npz"))[0]
     events = load_demo(record).events
     keys = events[1:].astype(np.int8)  # after the click
     run = sim_env.replay(keys)
