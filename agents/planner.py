@@ -260,11 +260,7 @@ class Planner:
             t = float(out["score_time"][c])
             if t < st.best_time_s:
                 self._new_best(np.concatenate([st.keys[parent[c]], keys[c, : out["updates"][c]]]), t)
-        too_slow = out["score_time"] >= min(cfg.time_limit, st.best_time_s)
-        if st.best_x is not None:
-            at = np.minimum(len(st.keys[0]) + out["updates"], len(st.best_x)) - 1
-            too_slow |= x < st.best_x[at] - cfg.pace_margin_m
-        keep_mask = alive & ~too_slow
+        keep_mask = alive & ~self._too_slow(out, x)
         if not keep_mask.any():
             st.restarts += 1
             self._restart()
@@ -274,14 +270,8 @@ class Planner:
             head_height = (sim_env.TRACK_TOP_Y - out["state"][idx, HEAD, 1]) / UNITS_PER_METRE
             score = x[idx] + cfg.speed_weight * vx + cfg.height_weight * head_height
             chosen = idx[_select(score, _cells(out["state"][idx], cfg.cell_m), cfg.beam, cfg.per_cell)]
-            # The chosen games again, kept this time (re-running them costs 1/children of the stage).
-            self.games = self._keep(parent[chosen], keys[chosen])
-            st.keys = [np.concatenate([st.keys[parent[c]], keys[c]]) for c in chosen]
-            st.stage += 1
-        st.cpu_seconds += time.process_time() - t0
-        st.history.append((st.updates, st.best_time_s, st.farthest_m))
-        st.wall.append((st.wall[-1] if st.wall else 0.0) + time.monotonic() - w0)
-        st.cpu.append(st.cpu_seconds)
+            self._next_beam(parent[chosen], keys[chosen])
+        self._end_stage(t0, w0)
 
     def _guided_step(self, policy: GuidePolicy) -> None:
         """One decision: every kept game tries every action, each try is judged by the
@@ -304,28 +294,41 @@ class Planner:
         # farthest rollout first; a finished one before any other (the faster the better), a fall last
         score = np.where(end == FINISHED, 1e6 - out["rollout_time"], np.where(end == FELL, rx - 1e6, rx))
         x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
-        too_slow = out["score_time"] >= min(cfg.time_limit, st.best_time_s)
-        if st.best_x is not None:
-            at = np.minimum(len(st.keys[0]) + out["updates"], len(st.best_x)) - 1
-            too_slow |= x < st.best_x[at] - cfg.pace_margin_m
-        keep_mask = ~out["ended"] & ~too_slow
+        keep_mask = ~out["ended"] & ~self._too_slow(out, x)
         if not keep_mask.any():
             st.restarts += 1
             self._restart()
         else:
             idx = np.flatnonzero(keep_mask)
             chosen = idx[np.argsort(-score[idx], kind="stable")[: cfg.beam]]
-            self.games = self._keep(parent[chosen], keys[chosen])
-            st.keys = [np.concatenate([st.keys[parent[c]], keys[c]]) for c in chosen]
-            st.stage += 1
+            self._next_beam(parent[chosen], keys[chosen])
+        self._end_stage(t0, w0)
+
+    def _too_slow(self, out: dict[str, Any], x: np.ndarray) -> np.ndarray:
+        """Children that cannot beat the best run any more: past its time (or the time
+        limit), or more than ``pace_margin_m`` behind where it was at the same update."""
+        st = self.state
+        too_slow = out["score_time"] >= min(self.cfg.time_limit, st.best_time_s)
+        if st.best_x is not None:
+            at = np.minimum(len(st.keys[0]) + out["updates"], len(st.best_x)) - 1
+            too_slow |= x < st.best_x[at] - self.cfg.pace_margin_m
+        return too_slow
+
+    def _next_beam(self, parent: np.ndarray, keys: np.ndarray) -> None:
+        """The chosen children become the beam: run again, kept this time (re-running them
+        costs a small share of the stage), with their key sequences."""
+        st = self.state
+        threads = getattr(self.expander, "threads", 1)
+        self.games = self.games.expand(parent, keys, threads=threads, keep=True)["games"]
+        st.keys = [np.concatenate([st.keys[p], k]) for p, k in zip(parent, keys, strict=True)]
+        st.stage += 1
+
+    def _end_stage(self, t0: float, w0: float) -> None:
+        st = self.state
         st.cpu_seconds += time.process_time() - t0
         st.history.append((st.updates, st.best_time_s, st.farthest_m))
         st.wall.append((st.wall[-1] if st.wall else 0.0) + time.monotonic() - w0)
         st.cpu.append(st.cpu_seconds)
-
-    def _keep(self, parent: np.ndarray, keys: np.ndarray) -> sim_env.GameSet:
-        threads = getattr(self.expander, "threads", 1)
-        return self.games.expand(parent, keys, threads=threads, keep=True)["games"]
 
     def save(self, path: Path) -> None:
         """Write the state atomically (numpy arrays and JSON in one .npz; the beam as keys)."""
