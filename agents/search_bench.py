@@ -62,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | --- | --- | --- | --- |")
     for m in marks:
         upto = [i for i, c in enumerate(clock) if c <= m * 60]
+        if not clock or clock[-1] < m * 60 * 0.99:
+            print(f"| {m:g} | - | - | not reached (the search ran {clock[-1] / 60 if clock else 0:.1f} CPU-min) | - |")
+            continue
         if not upto:
             print(f"| {m:g} | 0 | 0 | none | 0.0 m |")
             continue
