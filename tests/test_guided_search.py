@@ -18,7 +18,7 @@ from agents.planner import LocalExpander, PlannerConfig, load_state, new_state, 
 from sim_env.observation import observe
 from sim_env.spec import UNITS_PER_METRE
 from tests.clitools import one_line_error, qwop
-from tests.test_planner import NEEDS_RAY
+from tests.test_planner import NEEDS_RAY, assert_ray_equals_local
 
 MODELS = Path(__file__).resolve().parents[1] / "agents" / "models"
 PDDQN = MODELS / "qwop_pddqn.zip"
@@ -119,13 +119,4 @@ def test_guided_search_cli_and_a_changed_guide(tmp_path: Path) -> None:
 
 @NEEDS_RAY
 def test_guided_search_on_a_local_ray_cluster_equals_the_embedded_engine() -> None:
-    from agents.ray_expander import RayExpander
-
-    ray_exp = RayExpander("local", workers=2)
-    try:
-        on_ray = run_search(new_state(GUIDED), ray_exp, 20_000, progress=False)
-    finally:
-        ray_exp.close()
-    local = _guided(20_000)
-    assert on_ray.history == local.history and on_ray.updates == local.updates
-    assert all(np.array_equal(x, y) for x, y in zip(on_ray.keys, local.keys, strict=True))
+    assert_ray_equals_local(GUIDED, 20_000)

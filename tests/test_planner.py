@@ -102,18 +102,23 @@ def test_ray_address_that_does_not_answer(tmp_path: Path) -> None:
     one_line_error(p, "does not answer")
 
 
-@NEEDS_RAY
-def test_search_on_a_local_ray_cluster_equals_the_embedded_engine() -> None:
+def assert_ray_equals_local(cfg: PlannerConfig, budget: int) -> None:
+    """The same search on a local Ray cluster (2 workers) and on 2 local threads."""
     from agents.ray_expander import RayExpander
 
     ray_exp = RayExpander("local", workers=2)
     try:
-        on_ray = run_search(new_state(SMALL), ray_exp, 20_000, progress=False)
+        on_ray = run_search(new_state(cfg), ray_exp, budget, progress=False)
     finally:
         ray_exp.close()
-    local = _search(20_000)
+    local = _search(budget, cfg=cfg)
     assert on_ray.history == local.history and on_ray.updates == local.updates
     assert all(np.array_equal(x, y) for x, y in zip(on_ray.keys, local.keys, strict=True))
+
+
+@NEEDS_RAY
+def test_search_on_a_local_ray_cluster_equals_the_embedded_engine() -> None:
+    assert_ray_equals_local(SMALL, 20_000)
 
 
 RECORDS = sorted((Path(__file__).resolve().parent.parent / "agents" / "records").glob("*.npz"))
