@@ -16,11 +16,15 @@ import sim_env
 from sim_env.usage import UserInputError
 
 
-def _expand_block(snapshots: list[bytes], sincos: str, parent: np.ndarray, keys: np.ndarray) -> dict[str, Any]:
+def _games(snapshots: list[bytes], sincos: str) -> sim_env.GameSet:
     games = sim_env.GameSet(sincos).select(np.zeros(0, dtype=np.int32))
     for s in snapshots:
         games.add(s)
-    out = games.expand(parent, keys, threads=1)
+    return games
+
+
+def _expand_block(snapshots: list[bytes], sincos: str, parent: np.ndarray, keys: np.ndarray) -> dict[str, Any]:
+    out = _games(snapshots, sincos).expand(parent, keys, threads=1)
     out.pop("games", None)
     return out
 
@@ -30,10 +34,7 @@ def _rollout_block(
 ) -> dict[str, Any]:
     from agents.guided_rollouts import policy_rollouts
 
-    games = sim_env.GameSet(sincos).select(np.zeros(0, dtype=np.int32))
-    for s in snapshots:
-        games.add(s)
-    return policy_rollouts(games, parent, keys, policy, lookahead, threads=1)
+    return policy_rollouts(_games(snapshots, sincos), parent, keys, policy, lookahead, threads=1)
 
 
 class RayExpander:
@@ -65,36 +66,27 @@ class RayExpander:
         self._remote_rollouts = ray.remote(num_cpus=1)(_rollout_block)
 
     def expand(self, games: sim_env.GameSet, parent: np.ndarray, keys: np.ndarray) -> dict[str, Any]:
-        ray = self.ray
-        used = np.unique(parent)
-        snaps = ray.put([games.snapshot(int(i)) for i in used])
-        local_parent = np.searchsorted(used, parent).astype(np.int32)
-        blocks = np.array_split(np.arange(len(parent)), self.workers)
-        sincos = games_sincos(games)
-        futures = [self._remote.remote(snaps, sincos, local_parent[b], keys[b]) for b in blocks if len(b)]
-        parts = ray.get(futures)
+        parts = self._run(self._remote, games, parent, keys)
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
     def rollouts(
         self, games: sim_env.GameSet, parent: np.ndarray, keys: np.ndarray, policy: Any, lookahead: int
     ) -> dict[str, Any]:
         """The guided search's tries and rollouts, one block of tries per worker."""
-        ray = self.ray
-        used = np.unique(parent)
-        snaps = ray.put([games.snapshot(int(i)) for i in used])
-        shared_policy = ray.put(policy)
-        local_parent = np.searchsorted(used, parent).astype(np.int32)
-        blocks = np.array_split(np.arange(len(parent)), self.workers)
-        sincos = games_sincos(games)
-        futures = [
-            self._remote_rollouts.remote(snaps, sincos, local_parent[b], keys[b], shared_policy, lookahead)
-            for b in blocks
-            if len(b)
-        ]
-        parts = ray.get(futures)
+        parts = self._run(self._remote_rollouts, games, parent, keys, self.ray.put(policy), lookahead)
         out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "total_updates"}
         out["total_updates"] = sum(int(p["total_updates"]) for p in parts)
         return out
+
+    def _run(self, remote: Any, games: sim_env.GameSet, parent: np.ndarray, keys: np.ndarray, *extra: Any) -> list:
+        """Ship the parents' snapshots once and run one block of children per worker."""
+        used = np.unique(parent)
+        snaps = self.ray.put([games.snapshot(int(i)) for i in used])
+        local_parent = np.searchsorted(used, parent).astype(np.int32)
+        blocks = np.array_split(np.arange(len(parent)), self.workers)
+        sincos = games_sincos(games)
+        futures = [remote.remote(snaps, sincos, local_parent[b], keys[b], *extra) for b in blocks if len(b)]
+        return self.ray.get(futures)
 
     def close(self) -> None:
         self.ray.shutdown()
