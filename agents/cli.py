@@ -292,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="plan the fastest 100 m in the simulator, for open-loop replay in the original",
         description="A planner over the exact simulator (agents/planner.py): a beam search, guided by a trained "
         "policy's rollouts (--guide) or with diversity over random held key masks, on every core or a Ray "
-        "cluster. It saves its state after every stage (--resume "
+        "cluster. It saves its state every few seconds and when it stops (--resume "
         "continues it) and writes its best run as a demo that replays open-loop in the original. With "
         "--policy it samples stochastic runs of a trained policy instead.",
     )
@@ -318,7 +318,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--speed-weight", type=float, default=1.5, help="score = distance (m) + this x torso speed (m/s); default 1.5"
     )
-    p.add_argument("--state", default="search_state.npz", help="where the search's state is saved after every stage")
+    p.add_argument(
+        "--state",
+        default="search_state.npz",
+        help="where the search's state is saved (every few seconds, and when it stops)",
+    )
     p.add_argument("--resume", help="continue the search saved in this state file (its settings are kept)")
     p.add_argument(
         "--from-run", metavar="DEMO", help="start from this finished run (e.g. a trained agent's) as the best so far"
