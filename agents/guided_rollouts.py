@@ -123,7 +123,7 @@ def guide_from_sb3(model: Any, env: dict[str, Any], path: str = "the model") -> 
     )
 
 
-def _finished(out: dict[str, Any]) -> np.ndarray:
+def finished_100m(out: dict[str, Any]) -> np.ndarray:
     """The game's own end: the final jump landed and the score it shows is 100 m."""
     return out["ended"] & out["landed"] & (out["score"] >= sim_env.FINISH_M)
 
@@ -151,7 +151,7 @@ def policy_rollouts(
     fs = policy.frame_skip
     masks = policy.masks
     total = int(first["updates"].sum())
-    end = np.where(_finished(first), FINISHED, np.where(first["ended"], FELL, RUNNING)).astype(np.int8)
+    end = np.where(finished_100m(first), FINISHED, np.where(first["ended"], FELL, RUNNING)).astype(np.int8)
     x = first["state"][:, TORSO, 0] / UNITS_PER_METRE
     t = first["score_time"].copy()
     rkeys = np.zeros((n, lookahead * fs), dtype=np.int8)
@@ -171,7 +171,7 @@ def policy_rollouts(
             rlen[c] += u
         x[live] = o["state"][:, TORSO, 0] / UNITS_PER_METRE
         t[live] = o["score_time"]
-        fin = _finished(o)
+        fin = finished_100m(o)
         end[live[fin]] = FINISHED
         end[live[o["ended"] & ~fin]] = FELL
         still = np.flatnonzero(~o["ended"])

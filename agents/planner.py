@@ -38,7 +38,7 @@ from typing import Any, Protocol
 import numpy as np
 
 import sim_env
-from agents.guided_rollouts import FELL, FINISHED, GuidePolicy, guide_from_model, policy_rollouts
+from agents.guided_rollouts import FELL, FINISHED, GuidePolicy, finished_100m, guide_from_model, policy_rollouts
 from sim_env.actions import action_masks
 from sim_env.spec import UNITS_PER_METRE
 from sim_env.usage import UserInputError
@@ -258,7 +258,7 @@ class Planner:
         out = self.expander.expand(self.games, parent, keys)
         st.updates += int(out["updates"].sum())
         # The game's own end: the final jump landed, and the score it shows is 100 m.
-        finished = out["ended"] & out["landed"] & (out["score"] >= sim_env.FINISH_M)
+        finished = finished_100m(out)
         alive = ~out["ended"]
         x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
         st.farthest_m = max(st.farthest_m, float(x.max()))
