@@ -6,7 +6,8 @@ One training run (the default configuration unless --config) is evaluated and sa
 each budget of CPU-minutes (the process's CPU time spent training, all threads, evaluation
 excluded; ``--clock wall`` counts wall-clock minutes instead). The table gives the env steps
 and the env steps per second the learner consumed, and the evaluation's (32 episodes with
-random starts, 120 s each) success rate, median and best finish time, and mean distance.
+random starts, 120 s each) success rate, median and best finish time, and mean distance, and
+the run from the standard start without noise (the one the original replays closed loop).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class Marks(BaseCallback):
             e0 = self.clock()
             path = save_model(self.model, self.out / f"after_{m:g}min.zip", self.cfg)
             report = evaluate_sim(path, episodes=32, num_threads=1)
+            # the run the original replays closed loop: the standard start, no noise
+            start = evaluate_sim(path, episodes=1, num_envs=1, start_noise_updates=0)
             self.paused += self.clock() - e0
             row = {
                 "minutes": m,
@@ -55,6 +58,9 @@ class Marks(BaseCallback):
                 "timesteps": int(self.num_timesteps) - self.steps0,
                 "steps_per_s": round((self.num_timesteps - self.steps0) / max(1e-9, elapsed * 60.0)),
                 **{k: v for k, v in report.items() if k != "best_keys"},
+                "start_run_finished": start["best_run_finished"],
+                "start_run_time_s": start["best_run_time_s"],
+                "start_run_distance_m": start["best_run_distance_m"],
             }
             self.rows.append(row)
             (self.out / "learning.json").write_text(json.dumps(self.rows, indent=2))
@@ -90,16 +96,24 @@ def _t(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f} s"
 
 
+def _start(r: dict) -> str:
+    if "start_run_time_s" not in r:
+        return "-"
+    if r["start_run_finished"]:
+        return f"{r['start_run_time_s']:.2f} s"
+    return f"{r['start_run_distance_m']:.1f} m, no finish"
+
+
 def format_table(rows: list[dict]) -> str:
     lines = [
-        "| budget | env steps | steps/s | success | median finish | best finish | mean distance |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| budget | env steps | steps/s | success | median finish | best finish | mean distance | from the start |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
         lines.append(
             f"| {r['minutes']:g} {r.get('clock', 'wall')}-min | {r['timesteps']:,} | {r.get('steps_per_s', 0):,} "
             f"| {r['success_rate']:.0%} | {_t(r.get('median_finish_time_s'))} | {_t(r.get('best_finish_time_s'))} "
-            f"| {r['mean_distance_m']:.1f} m |"
+            f"| {r['mean_distance_m']:.1f} m | {_start(r)} |"
         )
     return "\n".join(lines)
 

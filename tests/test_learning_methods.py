@@ -456,9 +456,12 @@ def test_learning_benchmark_reports_success_and_finish_times(tmp_path, capsys):
     args = ["--minutes", "0.03", "--clock", "wall", "--out", str(tmp_path)]
     assert main(args + [a for s in sets for a in ("--set", s)]) == 0
     out = capsys.readouterr().out
-    assert "| budget | env steps | steps/s | success | median finish | best finish | mean distance |" in out
+    header = "| budget | env steps | steps/s | success | median finish | best finish | mean distance | from the start |"
+    assert header in out
     rows = json.loads((tmp_path / "learning.json").read_text())
     assert len(rows) == 1 and rows[0]["timesteps"] > 0 and rows[0]["steps_per_s"] > 0
+    # the closed-loop run from the standard start (what the original replays) is reported too
+    assert rows[0]["start_run_distance_m"] > 0 and isinstance(rows[0]["start_run_finished"], bool)
     assert "median_finish_time_s" in rows[0] and 0 <= rows[0]["success_rate"] <= 1
     # --resume goes on from a saved model; the table counts only the new steps
     more = tmp_path / "more"
