@@ -102,7 +102,9 @@ class DemoReplayBuffer(ReplayBuffer):
 
 
 class DemoInjectionCallback(BaseCallback):
-    """Injects demonstrations into a DemoReplayBuffer while ``num_timesteps < until``."""
+    """Injects demonstrations into a DemoReplayBuffer during the first ``until`` env steps of
+    this training run (a resumed model counts from where it resumed: fine-tuning a trained
+    model with demonstrations injects them too)."""
 
     def __init__(self, data: DemoDataset, ratio: float = 1.0, until: int = 200_000, seed: int = 0) -> None:
         super().__init__()
@@ -116,6 +118,10 @@ class DemoInjectionCallback(BaseCallback):
         self._rng = np.random.default_rng(seed)
         self._order = self._rng.permutation(len(data))
         self._cursor = 0
+        self._start = 0
+
+    def _on_training_start(self) -> None:
+        self._start = int(self.model.num_timesteps)
 
     def _init_callback(self) -> None:
         if not isinstance(self.model.replay_buffer, DemoReplayBuffer):
@@ -135,7 +141,7 @@ class DemoInjectionCallback(BaseCallback):
     def _on_step(self) -> bool:
         buf: DemoReplayBuffer = self.model.replay_buffer
         buf.next_behaviour_prob = self._agent_probs().astype(np.float32)  # for the agent transition stored next
-        if self.num_timesteps >= self.until:
+        if self.num_timesteps - self._start >= self.until:
             return True
         n_envs = buf.n_envs
         self._credit += self.ratio * n_envs

@@ -220,6 +220,10 @@ def test_demonstration_injection_schedule(tmp_path: Path) -> None:
     assert np.isfinite(agent_probs).all() and (agent_probs > 0).all() and (agent_probs <= 1).all()
     first_agent_only = np.flatnonzero(demo_rows)[-1]
     assert first_agent_only < n - 1  # after `until`, only the agent's own transitions
+    # fine-tuning a trained model (past `until` in its own steps) injects for `until` new steps
+    again = DemoInjectionCallback(data, ratio=0.5, until=400)
+    model.learn(1000, callback=again, reset_num_timesteps=False)
+    assert model.num_timesteps > 2000 and 150 <= again.injected <= 250
 
 
 @pytest.mark.skipif(not PRETRAINED.is_file(), reason="the shipped pretrained model is missing")
