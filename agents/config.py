@@ -113,7 +113,7 @@ class ImitationSection:
     bc_batch_size: int = _p(256)
     inject: list[str] = _p([], "demo files injected into the replay buffer (dqn, qrdqn, pddqn)")
     inject_ratio: float = _p(1.0, "demo transitions per new transition while injecting")
-    inject_until: int = _p(200_000, "env steps of the run (from its start or resume) during which demos are injected; then off")
+    inject_until: int = _p(200_000, "env steps (counted from the start or resume) during which demos are injected")
 
 
 @dataclass
