@@ -62,9 +62,9 @@ def _demos(args: argparse.Namespace) -> int:
 
 
 def _check_demo_files(files: list[str], what: str) -> None:
-    from demos.format import load_demo
+    from demos.format import demo_files, load_demo
 
-    for f in files:
+    for f in demo_files(files):
         if not Path(f).is_file():
             raise UserInputError(f"{what} demo file not found: {f} (qwop demos list DIR shows the demos there)")
         load_demo(f)  # a damaged file fails here, before any training starts
@@ -160,7 +160,12 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+BEST_RUN_OUT = "best_run.npz"
+
+
 def _search(args: argparse.Namespace) -> int:
+    if args.improved_runs is not None:
+        return _improved_runs(args)
     if args.policy is None:
         return _plan(args)
     from agents.model_files import check_model_file
@@ -178,6 +183,24 @@ def _search(args: argparse.Namespace) -> int:
     )
     path = save_keys_as_demo(res["keys"], args.out, {"model": model, "search": True})
     print(f"saved {path}; replay it open-loop in the original with: qwop replay {path} --browser")
+    return 0
+
+
+def _improved_runs(args: argparse.Namespace) -> int:
+    from agents.improved_runs import improved_demos
+    from agents.model_files import check_model_file
+
+    model = str(check_model_file(args.guide or PRETRAINED))
+    out = args.out if args.out != BEST_RUN_OUT else "improved_runs"
+    if Path(out).is_file():
+        raise UserInputError(f"--improved-runs saves into a folder; {out} is a file (name a folder with --out)")
+    files = improved_demos(model, args.improved_runs, out, lookahead=args.lookahead, seed=args.seed)
+    if not files:
+        print(f"none of the {args.improved_runs} runs finished, nothing saved (try a longer --lookahead)")
+        return 0
+    print(f"{len(files)} of {args.improved_runs} runs finished and were saved in {out}/; fine-tune on them with")
+    recipe = "agents/recipes/finetune.toml"
+    print(f"qwop train --config {recipe} --resume MODEL --inject {out} --set 'env.start_runs=[\"{out}\"]'")
     return 0
 
 
@@ -334,7 +357,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--episodes", type=positive_int, default=256, help="--policy: how many runs to sample")
     p.add_argument("--envs", type=positive_int, default=64, help="--policy: games stepped together (default 64)")
-    p.add_argument("--out", default="best_run.npz", help="demo file for the best run (a taken name gets a number)")
+    p.add_argument(
+        "--improved-runs",
+        type=positive_int,
+        metavar="N",
+        help="instead of a search: N runs of the rollout policy over --guide MODEL (each decision the action whose "
+        "--lookahead rollout gets farthest) from random starts, the finished ones saved as demos in the folder --out",
+    )
+    p.add_argument(
+        "--out",
+        default=BEST_RUN_OUT,
+        help="demo file for the best run (a taken name gets a number); --improved-runs: a folder",
+    )
     p.set_defaults(func=_search)
     p = sub.add_parser("fetch-game", help="download the original's files into DIR (needs network)")
     p.add_argument("dir", nargs="?", help=f"where to put them (default: the default game folder, {GAME_DEFAULT})")

@@ -107,11 +107,11 @@ class RunSection:
 @dataclass
 class ImitationSection:
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-    pretrain: list[str] = _p([], "demo files for behaviour cloning")
+    pretrain: list[str] = _p([], "demo files or folders for behaviour cloning")
     bc_epochs: int = _p(10)
     bc_learning_rate: float = _p(1e-3)
     bc_batch_size: int = _p(256)
-    inject: list[str] = _p([], "demo files injected into the replay buffer (dqn, qrdqn, pddqn)")
+    inject: list[str] = _p([], "demo files or folders injected into the replay buffer (dqn, qrdqn, pddqn)")
     inject_ratio: float = _p(1.0, "demo transitions per new transition while injecting")
     inject_until: int = _p(200_000, "env steps (counted from the start or resume) during which demos are injected")
 

@@ -128,6 +128,13 @@ def finished_100m(out: dict[str, Any]) -> np.ndarray:
     return out["ended"] & out["landed"] & (out["score"] >= sim_env.FINISH_M)
 
 
+def rollout_rank(out: dict[str, Any]) -> np.ndarray:
+    """How good each row's rollout was, higher is better: a finish before any other (the
+    faster the better), then the farthest, a fall last."""
+    end, x = out["rollout_end"], out["rollout_x"]
+    return np.where(end == FINISHED, 1e6 - out["rollout_time"], np.where(end == FELL, x - 1e6, x))
+
+
 def policy_rollouts(
     games: sim_env.GameSet,
     parent: np.ndarray,
@@ -189,4 +196,13 @@ def policy_rollouts(
     }
 
 
-__all__ = ["FELL", "FINISHED", "RUNNING", "GuidePolicy", "guide_from_model", "guide_from_sb3", "policy_rollouts"]
+__all__ = [
+    "FELL",
+    "FINISHED",
+    "RUNNING",
+    "GuidePolicy",
+    "guide_from_model",
+    "guide_from_sb3",
+    "policy_rollouts",
+    "rollout_rank",
+]

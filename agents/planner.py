@@ -38,7 +38,14 @@ from typing import Any, Protocol
 import numpy as np
 
 import sim_env
-from agents.guided_rollouts import FELL, FINISHED, GuidePolicy, finished_100m, guide_from_model, policy_rollouts
+from agents.guided_rollouts import (
+    FINISHED,
+    GuidePolicy,
+    finished_100m,
+    guide_from_model,
+    policy_rollouts,
+    rollout_rank,
+)
 from sim_env.actions import action_masks
 from sim_env.spec import UNITS_PER_METRE
 from sim_env.usage import UserInputError
@@ -297,8 +304,7 @@ class Planner:
                 first = keys[c, : out["updates"][c]]
                 rest = out["rollout_keys"][c, : out["rollout_len"][c]]
                 self._new_best(np.concatenate([st.keys[parent[c]], first, rest]), t)
-        # farthest rollout first; a finished one before any other (the faster the better), a fall last
-        score = np.where(end == FINISHED, 1e6 - out["rollout_time"], np.where(end == FELL, rx - 1e6, rx))
+        score = rollout_rank(out)
         x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
         keep_mask = ~out["ended"] & ~self._too_slow(out, x)
         if not keep_mask.any():

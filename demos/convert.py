@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import sim_env
-from demos.format import CLICK_EVENT, Demo, load_demo
+from demos.format import CLICK_EVENT, Demo, demo_files, load_demo
 from sim_env.actions import masks_to_actions
 from sim_env.env_config import EnvConfig
 from sim_env.spec import UPDATES_PER_SECOND
@@ -113,7 +113,7 @@ def load(
     """Transitions from one or more demo files (see the module docstring)."""
     if frame_skip < 1 or frame_stack < 1:
         raise ValueError("frame_skip and frame_stack must be >= 1")
-    files = [paths] if isinstance(paths, str | Path) else list(paths)
+    files = demo_files(paths)
     config = EnvConfig(action_set=action_set, frame_skip=frame_skip, frame_stack=frame_stack, reward=reward)
     parts = []
     mixed = 0

@@ -198,6 +198,21 @@ def validate_arrays(a: dict[str, np.ndarray], where: str = "demo") -> None:
         raise DemoFormatError(f"{where}: 'meta' is not valid JSON: {exc}") from exc
 
 
+def demo_files(paths: str | Path | list[str | Path]) -> list[Path]:
+    """Demo files named by the user: a folder stands for the .npz files in it (sorted)."""
+    out: list[Path] = []
+    for p in [paths] if isinstance(paths, str | Path) else paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted(p.glob("*.npz"))
+            if not found:
+                raise DemoFormatError(f"{p} is a folder without demo (.npz) files")
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
+
+
 def load_demo(path: str | Path) -> Demo:
     """Load and validate a demo file; DemoFormatError says what is wrong with a bad one."""
     p = Path(path)

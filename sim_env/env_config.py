@@ -28,7 +28,7 @@ class EnvConfig:
     start_noise_updates: if > 0, each episode starts with a random number (0..N) of
         updates with random keys, drawn from the env's seeded RNG. Off by default; the
         keys are part of the episode's history, so the run still replays exactly.
-    start_runs: demo files (for example the planner's records) whose runs episodes may
+    start_runs: demo files or folders (for example the planner's records) whose runs episodes may
         start inside: the run's keys up to a random update are played first, so that the
         agent practises from states a good run reaches (a reverse curriculum). Their time
         counts toward ``time_limit``; the keys are part of the episode's history.
@@ -52,7 +52,8 @@ class EnvConfig:
     frame_stack: int = field(default=1, metadata={"help": "observations per step, oldest first"})
     start_noise_updates: int = field(default=0, metadata={"help": "random-key updates (0..N) at each episode start"})
     start_runs: list[str] = field(
-        default_factory=list, metadata={"help": "demo files whose runs episodes may start inside (reverse curriculum)"}
+        default_factory=list,
+        metadata={"help": "demo files or folders whose runs episodes may start inside (reverse curriculum)"},
     )
     start_share: float = field(default=0.5, metadata={"help": "share of episodes that start inside a start run"})
     sincos: str = field(
@@ -117,11 +118,11 @@ class EnvConfig:
 def start_run_keys(paths: tuple[str, ...]) -> list[np.ndarray]:
     """The update keys of every run in these demo files that starts from the click to begin
     (the state every env episode starts from, so that the keys replay it exactly)."""
-    from demos.format import load_demo
+    from demos.format import demo_files, load_demo
     from sim_env.spec import CLICK_EVENT
 
     runs = []
-    for path in paths:
+    for path in demo_files(list(paths)):
         demo = load_demo(path)
         for i in range(demo.num_episodes):
             events = demo.events[demo.episode_rows(i)]

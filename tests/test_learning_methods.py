@@ -506,3 +506,34 @@ def test_the_record_recipe_loads_and_trains(tmp_path):
     assert cfg.algo.name == "pddqn" and cfg.env.reward == "speed"
     summary = train(cfg, log=lambda s: None)
     assert summary["timesteps"] >= 2000 and summary["eval"]["episodes"] == 2
+
+
+def test_the_finetune_recipe_resumes_with_a_folder_of_runs(tmp_path):
+    from agents.config import load_config
+    from agents.search import save_keys_as_demo
+    from agents.train import train
+    from sim_env.gaits import SHUFFLE, gait_keys
+
+    recipes = Path(__file__).resolve().parents[1] / "agents" / "recipes"
+    runs = tmp_path / "runs"
+    for n in (300, 450):
+        save_keys_as_demo(gait_keys(SHUFFLE, n), runs / "run.npz", {"note": "test"})
+    sets = ["run.total_timesteps=2000", "algo.learning_starts=500", "run.eval_episodes=2"]
+    sets += ["run.progress_bar=false", "run.checkpoint_every=0"]
+    first = train(
+        load_config(recipes / "record.toml", [*sets, f'run.out_dir="{tmp_path}"', 'run.name="a"']), log=lambda s: None
+    )
+    cfg = load_config(
+        recipes / "finetune.toml",
+        [
+            *sets,
+            f'run.out_dir="{tmp_path}"',
+            'run.name="b"',
+            f'imitation.inject=["{runs}"]',
+            f'env.start_runs=["{runs}"]',
+        ],
+    )
+    assert cfg.imitation.inject_ratio == 0.5 and cfg.env.start_share == 0.5
+    summary = train(cfg, resume=first["model"], log=lambda s: None)
+    # a resumed agent: the injection window counts from the resume, so demonstrations go in
+    assert summary["injected"] > 0 and summary["timesteps"] >= 2000
