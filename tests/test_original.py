@@ -190,7 +190,8 @@ def test_realtime_eval_trace_replays_exactly(tmp_path: Path) -> None:
     _, div = replay_sim(demo)
     assert div is None, f"the simulator departs from the real-time trace: {div}"
     out = sim_env.replay_session(demo.events, initial_score_time=demo.initial_score_time)
-    assert out["score_time"][-1] == pytest.approx(12.0, abs=0.5)
+    # the episode ran to its 12 s limit, or the game ended first (a real-time run may fall)
+    assert out["game_ended"][-1] or out["score_time"][-1] == pytest.approx(12.0, abs=0.5)
 
 
 RECORDS = sorted((Path(__file__).resolve().parent.parent / "agents" / "records").glob("*.npz"))
