@@ -64,6 +64,9 @@ def _record_with_a_keyboard(game: Path, out: Path, disp: str) -> Path:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as from a terminal: a child inherits an ignored SIGINT (Python then never
+        # raises KeyboardInterrupt), and a library earlier in the test process may ignore it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert proc.stdout is not None
