@@ -98,7 +98,11 @@ class RunSection:
     out_dir: str = _p("runs")
     name: str = _p("", "run folder name (default: algo and time)")
     checkpoint_every: int = _p(100_000, "env steps between checkpoints (0 = none)")
-    eval_episodes: int = _p(32)
+    eval_episodes: int = _p(32, "episodes with start noise of the final evaluation (and of run.best_every's)")
+    best_every: int = _p(
+        0, "env steps between looks at the run from the standard start, keeping the fastest in best/ (0 = off)"
+    )
+    best_min_success: float = _p(0.9, "a model is kept in best/ only if this share of noisy starts finish")
     progress_bar: bool = _p(True)
     torch_threads: int = _p(1)
     device: str = _p("cpu")
@@ -158,6 +162,7 @@ class TrainConfig:
             ("run.eval_episodes", self.run.eval_episodes, 1),
             ("run.torch_threads", self.run.torch_threads, 1),
             ("run.checkpoint_every", self.run.checkpoint_every, 0),
+            ("run.best_every", self.run.best_every, 0),
             ("run.minutes", self.run.minutes, 0),
             ("algo.rnd_weight", self.algo.rnd_weight, 0),
             ("algo.demo_margin", self.algo.demo_margin, 0),
@@ -170,6 +175,8 @@ class TrainConfig:
         ):
             if value < low:
                 raise UserInputError(f"{where} must be at least {low}, got {value}")
+        if not 0.0 <= self.run.best_min_success <= 1.0:
+            raise UserInputError(f"run.best_min_success must be between 0 and 1, got {self.run.best_min_success}")
         if self.algo.rnd_decay not in RND_DECAYS:
             raise UserInputError(f"algo.rnd_decay must be none, linear or exponential, got {self.algo.rnd_decay!r}")
         if self.distill.teacher and self.algo.name not in ("ppo", "a2c"):

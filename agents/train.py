@@ -3,7 +3,8 @@
 A run folder (``runs/NAME/``) gets: ``config.toml`` (the full configuration used),
 TensorBoard logs (``tb/``), checkpoints (``checkpoints/``, with the replay buffer for
 DQN-family agents), ``final.zip`` with its ``final.qwop.json`` (the env options a model
-needs at evaluation), and ``eval.json`` (the final evaluation). ``--resume CHECKPOINT``
+needs at evaluation), ``eval.json`` (the final evaluation), and with ``run.best_every`` the
+models with the fastest run from the standard start (``best/``, agents/best_model.py). ``--resume CHECKPOINT``
 continues a run from a checkpoint.
 """
 
@@ -267,6 +268,11 @@ def _train_in(
                 save_replay_buffer=algorithm(cfg.algo.name).off_policy,
             )
         )
+    if cfg.run.best_every > 0:
+        from agents.best_model import KeepBest
+
+        r = cfg.run
+        callbacks.append(KeepBest(cfg, run_dir / "best", r.best_every, r.best_min_success, r.eval_episodes, log))
     if hasattr(env, "rnd"):
         from agents.rnd import RNDLogger
 
@@ -297,6 +303,7 @@ def _train_in(
         injector = DemoInjectionCallback(data, ratio=im.inject_ratio, until=im.inject_until, seed=cfg.run.seed)
         callbacks.append(injector)
     total = cfg.run.total_timesteps if cfg.run.minutes <= 0 else 10**12
+    steps0 = int(model.num_timesteps)  # a resumed model's
     t0 = time.monotonic()
     distilled = None
     if teacher is not None:
@@ -334,7 +341,7 @@ def _train_in(
         "model": str(final),
         "timesteps": int(model.num_timesteps),
         "train_seconds": round(train_s, 1),
-        "steps_per_second": round(model.num_timesteps / max(train_s, 1e-9)),
+        "steps_per_second": round((model.num_timesteps - steps0) / max(train_s, 1e-9)),
         "bc_losses": bc_losses,
         "injected": injector.injected if injector else 0,
         "distill": distilled,

@@ -4,6 +4,7 @@ budget (a toy corridor learns in seconds; QWOP runs go through ``qwop train``)."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import gymnasium as gym
@@ -537,3 +538,43 @@ def test_the_finetune_recipe_resumes_with_a_folder_of_runs(tmp_path):
     summary = train(cfg, resume=first["model"], log=lambda s: None)
     # a resumed agent: the injection window counts from the resume, so demonstrations go in
     assert summary["injected"] > 0 and summary["timesteps"] >= 2000
+
+
+def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
+    """run.best_every: the kept model is the one judged (its run from the standard start
+    replays to the recorded time), and a model is kept only if fast enough and reliable."""
+    from agents.best_model import KeepBest
+    from agents.config import load_config
+    from agents.evaluate import evaluate_sim
+    from agents.model_files import load_model
+    from agents.train import train
+
+    shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "qwop_pddqn.zip"
+    recipe = Path(__file__).resolve().parents[1] / "agents" / "recipes" / "record.toml"
+    sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=3000", "algo.learning_starts=500"]
+    sets += ["run.eval_episodes=4", "run.progress_bar=false", "run.checkpoint_every=0"]
+    sets += ["run.best_every=1000", "run.best_min_success=0.0", 'run.name="r"']
+    logs: list[str] = []
+    train(load_config(recipe, sets), resume=str(shipped), log=logs.append)
+    best = tmp_path / "r" / "best"
+    rows = json.loads((best / "best.json").read_text())
+    kept = [r for r in rows if r["kept"]]
+    assert kept and any(s.startswith("kept ") for s in logs)
+    times = [r["start_run_time_s"] for r in kept]
+    assert times == sorted(times, reverse=True) and len(set(times)) == len(times)
+    again = evaluate_sim(best / "best.zip", episodes=1, num_envs=1, start_noise_updates=0)
+    assert again["best_run_finished"] and again["best_run_time_s"] == times[-1]
+
+    # no model is kept when too few noisy starts finish, and a slower one is not looked at
+    model, _ = load_model(shipped)
+    cfg = load_config(recipe, sets)
+    # (the shipped model finishes 28 of these 32 noisy starts)
+    strict = KeepBest(cfg, tmp_path / "strict", every=1, min_success=0.95, episodes=32, log=logs.append)
+    strict.init_callback(model)
+    row = strict.look()
+    assert row is not None and not row["kept"] and row["success_rate"] < 0.95
+    assert strict.best_time is None and not (tmp_path / "strict" / "best.zip").exists()
+    picky = KeepBest(cfg, tmp_path / "picky", every=1, min_success=0.0, episodes=4, log=logs.append)
+    picky.init_callback(model)
+    picky.best_time = 40.0
+    assert picky.look() is None and not (tmp_path / "picky").exists()

@@ -1,0 +1,93 @@
+"""Keeping the best model of a run: the one whose run from the standard start is fastest.
+
+A DQN-family agent's policy changes with every gradient step, and its run from the standard
+start without noise (the one the original replays closed loop, state for state) changes a
+lot from one checkpoint to the next (48-77 s across one run's marks). ``KeepBest`` looks at
+that run every ``run.best_every`` env steps (one episode: a fraction of a second) and keeps
+the models that beat the fastest kept so far, judged together with their reliability over
+noisy starts: a model is kept only if at least ``run.best_min_success`` of
+``run.eval_episodes`` episodes with start noise finish. This is model selection on
+the simulator (no browser), as SB3's ``EvalCallback`` keeps ``best_model.zip``.
+
+The run folder gets ``best/``: every kept model as ``best/start_<time>s_<steps>.zip`` (with
+its sidecar), ``best/best.zip`` (a copy of the latest kept), and ``best/best.json`` (one row
+per model looked at more closely: start run and noisy evaluation).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.config import TrainConfig
+from agents.evaluate import evaluate_policy_sim
+from agents.model_files import model_sidecar, save_model
+
+
+class KeepBest(BaseCallback):
+    """Saves the models whose standard-start run is the fastest finish so far among those
+    finishing at least ``min_success`` of ``episodes`` noisy starts (see the module)."""
+
+    def __init__(
+        self, cfg: TrainConfig, folder: Path, every: int, min_success: float, episodes: int, log: Any = print
+    ) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.folder = folder
+        self.every = every
+        self.min_success = min_success
+        self.episodes = episodes
+        self.log = log
+        self.best_time: float | None = None
+        self.rows: list[dict[str, Any]] = []
+        self._next = 0
+
+    def _on_training_start(self) -> None:
+        self._next = int(self.model.num_timesteps) + self.every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self._next:
+            self._next = int(self.num_timesteps) + self.every
+            self.look()
+        return True
+
+    def look(self) -> dict[str, Any] | None:
+        """Judges the model as it is now; returns its row if it was looked at closely."""
+        opts = self.cfg.env_options()
+        start = evaluate_policy_sim(self.model, opts, episodes=1, num_envs=1, start_noise_updates=0)
+        if not start["best_run_finished"]:
+            return None
+        t = float(start["best_run_time_s"])
+        if self.best_time is not None and t >= self.best_time:
+            return None
+        noisy = evaluate_policy_sim(self.model, opts, episodes=self.episodes)
+        row = {
+            "timesteps": int(self.num_timesteps),
+            "start_run_time_s": t,
+            "success_rate": noisy["success_rate"],
+            "median_finish_time_s": noisy["median_finish_time_s"],
+            "best_finish_time_s": noisy["best_finish_time_s"],
+            "kept": noisy["success_rate"] >= self.min_success,
+        }
+        if row["kept"]:
+            self.best_time = t
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = save_model(self.model, self.folder / f"start_{t:.2f}s_{self.num_timesteps}.zip", self.cfg)
+            shutil.copyfile(path, self.folder / "best.zip")
+            shutil.copyfile(model_sidecar(path), model_sidecar(self.folder / "best.zip"))
+            row["model"] = str(path)
+            self.log(
+                f"kept {path.name}: {t:.2f} s from the start; {row['success_rate']:.0%} of {self.episodes} "
+                f"noisy starts finish, median {row['median_finish_time_s']:.1f} s"
+            )
+        self.rows.append(row)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / "best.json").write_text(json.dumps(self.rows, indent=2))
+        return row
+
+
+__all__ = ["KeepBest"]
