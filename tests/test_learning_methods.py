@@ -549,7 +549,8 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     from agents.model_files import load_model
     from agents.train import train
 
-    shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "qwop_pddqn.zip"
+    # a model that stays in the repository (the shipped default may change)
+    shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "qwop_pddqn_base.zip"
     recipe = Path(__file__).resolve().parents[1] / "agents" / "recipes" / "record.toml"
     sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=3000", "algo.learning_starts=500"]
     sets += ["run.eval_episodes=4", "run.progress_bar=false", "run.checkpoint_every=0"]
@@ -568,11 +569,11 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     # no model is kept when too few noisy starts finish, and a slower one is not looked at
     model, _ = load_model(shipped)
     cfg = load_config(recipe, sets)
-    # (the shipped model finishes 28 of these 32 noisy starts)
-    strict = KeepBest(cfg, tmp_path / "strict", every=1, min_success=0.95, episodes=32, log=logs.append)
+    # (this model finishes 31 of these 32 noisy starts)
+    strict = KeepBest(cfg, tmp_path / "strict", every=1, min_success=1.0, episodes=32, log=logs.append)
     strict.init_callback(model)
     row = strict.look()
-    assert row is not None and not row["kept"] and row["success_rate"] < 0.95
+    assert row is not None and not row["kept"] and row["success_rate"] < 1.0
     assert strict.best_time is None and not (tmp_path / "strict" / "best.zip").exists()
     picky = KeepBest(cfg, tmp_path / "picky", every=1, min_success=0.0, episodes=4, log=logs.append)
     picky.init_callback(model)
