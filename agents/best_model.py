@@ -6,8 +6,10 @@ lot from one checkpoint to the next (48-77 s across one run's marks). ``KeepBest
 that run every ``run.best_every`` env steps (one episode: a fraction of a second) and keeps
 the models that beat the fastest kept so far, judged together with their reliability over
 noisy starts: a model is kept only if at least ``run.best_min_success`` of
-``run.eval_episodes`` episodes with start noise finish. This is model selection on
-the simulator (no browser), as SB3's ``EvalCallback`` keeps ``best_model.zip``.
+``run.best_episodes`` episodes with start noise finish. Those episodes are drawn with seed 1,
+and evaluations (``qwop eval``, the learning benchmark) use seed 0, so the evaluation of a
+kept model is not the sample it was chosen on. This is model selection in the simulator
+(no browser), as SB3's ``EvalCallback`` keeps ``best_model.zip``.
 
 The run folder gets ``best/``: every kept model as ``best/start_<time>s_<steps>.zip`` (with
 its sidecar), ``best/best.zip`` (a copy of the latest kept), and ``best/best.json`` (one row
@@ -26,6 +28,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.config import TrainConfig
 from agents.evaluate import evaluate_policy_sim
 from agents.model_files import model_sidecar, save_model
+
+
+SELECTION_SEED = 1  # evaluations use seed 0
 
 
 class KeepBest(BaseCallback):
@@ -64,7 +69,7 @@ class KeepBest(BaseCallback):
         t = float(start["best_run_time_s"])
         if self.best_time is not None and t >= self.best_time:
             return None
-        noisy = evaluate_policy_sim(self.model, opts, episodes=self.episodes)
+        noisy = evaluate_policy_sim(self.model, opts, episodes=self.episodes, seed=SELECTION_SEED)
         row = {
             "timesteps": int(self.num_timesteps),
             "start_run_time_s": t,
@@ -90,4 +95,4 @@ class KeepBest(BaseCallback):
         return row
 
 
-__all__ = ["KeepBest"]
+__all__ = ["SELECTION_SEED", "KeepBest"]

@@ -98,11 +98,12 @@ class RunSection:
     out_dir: str = _p("runs")
     name: str = _p("", "run folder name (default: algo and time)")
     checkpoint_every: int = _p(100_000, "env steps between checkpoints (0 = none)")
-    eval_episodes: int = _p(32, "episodes with start noise of the final evaluation (and of run.best_every's)")
+    eval_episodes: int = _p(32, "episodes with start noise of the final evaluation")
     best_every: int = _p(
         0, "env steps between looks at the run from the standard start, keeping the fastest in best/ (0 = off)"
     )
     best_min_success: float = _p(0.9, "a model is kept in best/ only if this share of noisy starts finish")
+    best_episodes: int = _p(128, "noisy starts judging a model for best/ (seed 1; evaluations use seed 0)")
     progress_bar: bool = _p(True)
     torch_threads: int = _p(1)
     device: str = _p("cpu")
@@ -163,6 +164,7 @@ class TrainConfig:
             ("run.torch_threads", self.run.torch_threads, 1),
             ("run.checkpoint_every", self.run.checkpoint_every, 0),
             ("run.best_every", self.run.best_every, 0),
+            ("run.best_episodes", self.run.best_episodes, 1),
             ("run.minutes", self.run.minutes, 0),
             ("algo.rnd_weight", self.algo.rnd_weight, 0),
             ("algo.demo_margin", self.algo.demo_margin, 0),
