@@ -29,7 +29,6 @@ from agents.config import TrainConfig
 from agents.evaluate import evaluate_policy_sim
 from agents.model_files import model_sidecar, save_model
 
-
 SELECTION_SEED = 1  # evaluations use seed 0
 
 

@@ -457,8 +457,8 @@ def test_learning_benchmark_reports_success_and_finish_times(tmp_path, capsys):
     args = ["--minutes", "0.03", "--clock", "wall", "--out", str(tmp_path)]
     assert main(args + [a for s in sets for a in ("--set", s)]) == 0
     out = capsys.readouterr().out
-    header = "| budget | env steps | steps/s | success | median finish | best finish | mean distance | from the start |"
-    assert header in out
+    header = "| budget | env steps | steps/s | success | median finish | best finish | mean distance | from the start "
+    assert header + "| kept so far |" in out
     rows = json.loads((tmp_path / "learning.json").read_text())
     assert len(rows) == 1 and rows[0]["timesteps"] > 0 and rows[0]["steps_per_s"] > 0
     # the closed-loop run from the standard start (what the original replays) is reported too
@@ -579,3 +579,24 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     picky.init_callback(model)
     picky.best_time = 40.0
     assert picky.look() is None and not (tmp_path / "picky").exists()
+
+
+def test_learning_benchmark_shows_the_fastest_model_kept_so_far(tmp_path):
+    import json
+
+    from agents.learning_bench import _kept_so_far, format_table
+
+    path = tmp_path / "best.json"
+    assert _kept_so_far(path) == {}
+    rows = [
+        {"start_run_time_s": 50.5, "success_rate": 0.92, "kept": True},
+        {"start_run_time_s": 48.0, "success_rate": 0.80, "kept": False},
+        {"start_run_time_s": 49.25, "success_rate": 0.95, "kept": True},
+    ]
+    path.write_text(json.dumps(rows))
+    kept = _kept_so_far(path)
+    assert kept == {"kept_start_run_time_s": 49.25, "kept_success_rate": 0.95}
+    row = {"minutes": 10, "timesteps": 5, "success_rate": 0.5, "mean_distance_m": 50.0, **kept}
+    assert format_table([row]).splitlines()[-1].endswith("| 49.25 s (95%) |")
+    path.write_text("{damaged")
+    assert _kept_so_far(path) == {}
