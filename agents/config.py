@@ -104,6 +104,7 @@ class RunSection:
     )
     best_min_success: float = _p(0.9, "a model is kept in best/ only if this share of noisy starts finish")
     best_episodes: int = _p(128, "noisy starts judging a model for best/ (seed 1; evaluations use seed 0)")
+    best_confirm_episodes: int = _p(512, "other noisy starts (seed 2) a model that passed must pass again (0: none)")
     progress_bar: bool = _p(True)
     torch_threads: int = _p(1)
     device: str = _p("cpu")
@@ -165,6 +166,7 @@ class TrainConfig:
             ("run.checkpoint_every", self.run.checkpoint_every, 0),
             ("run.best_every", self.run.best_every, 0),
             ("run.best_episodes", self.run.best_episodes, 1),
+            ("run.best_confirm_episodes", self.run.best_confirm_episodes, 0),
             ("run.minutes", self.run.minutes, 0),
             ("algo.rnd_weight", self.algo.rnd_weight, 0),
             ("algo.demo_margin", self.algo.demo_margin, 0),

@@ -272,7 +272,11 @@ def _train_in(
         from agents.best_model import KeepBest
 
         r = cfg.run
-        callbacks.append(KeepBest(cfg, run_dir / "best", r.best_every, r.best_min_success, r.best_episodes, log))
+        callbacks.append(
+            KeepBest(
+                cfg, run_dir / "best", r.best_every, r.best_min_success, r.best_episodes, r.best_confirm_episodes, log
+            )
+        )
     if hasattr(env, "rnd"):
         from agents.rnd import RNDLogger
 

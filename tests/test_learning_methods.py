@@ -553,7 +553,8 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "qwop_pddqn_base.zip"
     recipe = Path(__file__).resolve().parents[1] / "agents" / "recipes" / "record.toml"
     sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=3000", "algo.learning_starts=500"]
-    sets += ["run.eval_episodes=4", "run.best_episodes=4", "run.progress_bar=false", "run.checkpoint_every=0"]
+    sets += ["run.eval_episodes=4", "run.best_episodes=4", "run.best_confirm_episodes=4"]
+    sets += ["run.progress_bar=false", "run.checkpoint_every=0"]
     sets += ["run.best_every=1000", "run.best_min_success=0.0", 'run.name="r"']
     logs: list[str] = []
     train(load_config(recipe, sets), resume=str(shipped), log=logs.append)
@@ -561,6 +562,7 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     rows = json.loads((best / "best.json").read_text())
     kept = [r for r in rows if r["kept"]]
     assert kept and any(s.startswith("kept ") for s in logs)
+    assert all("confirm_success_rate" in r for r in kept)
     times = [r["start_run_time_s"] for r in kept]
     assert times == sorted(times, reverse=True) and len(set(times)) == len(times)
     again = evaluate_sim(best / "best.zip", episodes=1, num_envs=1, start_noise_updates=0)
@@ -575,6 +577,13 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     row = strict.look()
     assert row is not None and not row["kept"] and row["success_rate"] < 1.0
     assert strict.best_time is None and not (tmp_path / "strict" / "best.zip").exists()
+    # a model that passes the screen (28 of 32, seed 1) but not the fresh sample (25 of 32,
+    # seed 2) is not kept
+    confirmed = KeepBest(cfg, tmp_path / "c", every=1, min_success=0.85, episodes=32, confirm_episodes=32)
+    confirmed.init_callback(model)
+    row = confirmed.look()
+    assert row["success_rate"] >= 0.85 > row["confirm_success_rate"] and not row["kept"]
+    assert not (tmp_path / "c" / "best.zip").exists()
     picky = KeepBest(cfg, tmp_path / "picky", every=1, min_success=0.0, episodes=4, log=logs.append)
     picky.init_callback(model)
     picky.best_time = 40.0
