@@ -11,7 +11,12 @@ noisy starts: a model is kept only if at least ``run.best_min_success`` of
 looks at hundreds of models, and the fastest that pass a fixed sample are those the sample
 happens to favour (a model at 94% of the screen's 128 finished 80-86% elsewhere); the
 confirmation is a fresh, larger sample. Evaluations (``qwop eval``, the learning benchmark)
-use seed 0, neither of these. This is model selection in the simulator (no browser), as
+use seed 0, neither of these.
+
+With a target time (``run.best_target_s``, the record in the record recipe), once a kept
+model runs from the start under it, speed is enough: from then on a model is kept when it
+also runs under the target and finishes more of the judged starts than the model kept last.
+This is model selection in the simulator (no browser), as
 SB3's ``EvalCallback`` keeps ``best_model.zip``.
 
 The run folder gets ``best/``: every kept model as ``best/start_<time>s_<steps>.zip`` (with
@@ -38,7 +43,8 @@ CONFIRM_SEED = 2
 
 class KeepBest(BaseCallback):
     """Saves the models whose standard-start run is the fastest finish so far among those
-    finishing at least ``min_success`` of ``episodes`` noisy starts (see the module)."""
+    finishing at least ``min_success`` of ``episodes`` noisy starts (and of
+    ``confirm_episodes`` more); under ``target`` seconds, the most reliable (see the module)."""
 
     def __init__(
         self,
@@ -49,6 +55,7 @@ class KeepBest(BaseCallback):
         episodes: int,
         confirm_episodes: int = 0,
         log: Any = print,
+        target: float = 0.0,
     ) -> None:
         super().__init__()
         self.cfg = cfg
@@ -58,7 +65,9 @@ class KeepBest(BaseCallback):
         self.episodes = episodes
         self.confirm_episodes = confirm_episodes
         self.log = log
+        self.target = target
         self.best_time: float | None = None
+        self.best_rate: float | None = None  # the latest kept model's share of judged starts finished
         self.rows: list[dict[str, Any]] = []
         self._next = 0
 
@@ -71,6 +80,10 @@ class KeepBest(BaseCallback):
             self.look()
         return True
 
+    def _phase_two(self) -> bool:
+        """A kept model already runs under the target: from now on reliability counts."""
+        return self.target > 0 and self.best_time is not None and self.best_time < self.target
+
     def look(self) -> dict[str, Any] | None:
         """Judges the model as it is now; returns its row if it was looked at closely."""
         opts = self.cfg.env_options()
@@ -78,7 +91,12 @@ class KeepBest(BaseCallback):
         if not start["best_run_finished"]:
             return None
         t = float(start["best_run_time_s"])
-        if self.best_time is not None and t >= self.best_time:
+        bar = self.min_success
+        if self._phase_two():
+            if t >= self.target:
+                return None
+            bar = max(bar, self.best_rate or 0.0)
+        elif self.best_time is not None and t >= self.best_time:
             return None
         noisy = evaluate_policy_sim(self.model, opts, episodes=self.episodes, seed=SELECTION_SEED)
         row = {
@@ -87,26 +105,26 @@ class KeepBest(BaseCallback):
             "success_rate": noisy["success_rate"],
             "median_finish_time_s": noisy["median_finish_time_s"],
             "best_finish_time_s": noisy["best_finish_time_s"],
-            "kept": noisy["success_rate"] >= self.min_success,
+            "kept": noisy["success_rate"] >= bar,
         }
+        n, rate = self.episodes, noisy["success_rate"]
         if row["kept"] and self.confirm_episodes > 0:
             again = evaluate_policy_sim(self.model, opts, episodes=self.confirm_episodes, seed=CONFIRM_SEED)
             row["confirm_success_rate"] = again["success_rate"]
             row["confirm_median_finish_time_s"] = again["median_finish_time_s"]
             row["kept"] = again["success_rate"] >= self.min_success
+            n += self.confirm_episodes
+            rate = (noisy["success_rate"] * self.episodes + again["success_rate"] * self.confirm_episodes) / n
+        if row["kept"] and self._phase_two():
+            row["kept"] = rate > (self.best_rate or 0.0)
+        row["judged_success_rate"] = rate
         if row["kept"]:
-            self.best_time = t
+            self.best_time, self.best_rate = t, rate
             self.folder.mkdir(parents=True, exist_ok=True)
             path = save_model(self.model, self.folder / f"start_{t:.2f}s_{self.num_timesteps}.zip", self.cfg)
             shutil.copyfile(path, self.folder / "best.zip")
             shutil.copyfile(model_sidecar(path), model_sidecar(self.folder / "best.zip"))
             row["model"] = str(path)
-            n, rate = self.episodes, row["success_rate"]
-            if self.confirm_episodes > 0:
-                n, rate = (
-                    n + self.confirm_episodes,
-                    (rate * n + row["confirm_success_rate"] * self.confirm_episodes) / (n + self.confirm_episodes),
-                )
             self.log(
                 f"kept {path.name}: {t:.2f} s from the start; {rate:.1%} of {n} noisy starts finish, "
                 f"median {row['median_finish_time_s']:.1f} s"

@@ -105,6 +105,9 @@ class RunSection:
     best_min_success: float = _p(0.9, "a model is kept in best/ only if this share of noisy starts finish")
     best_episodes: int = _p(128, "noisy starts judging a model for best/ (seed 1; evaluations use seed 0)")
     best_confirm_episodes: int = _p(512, "other noisy starts (seed 2) a model that passed must pass again (0: none)")
+    best_target_s: float = _p(
+        0.0, "> 0: once a kept model runs from the start under this time, keep the most reliable under it"
+    )
     progress_bar: bool = _p(True)
     torch_threads: int = _p(1)
     device: str = _p("cpu")
@@ -167,6 +170,7 @@ class TrainConfig:
             ("run.best_every", self.run.best_every, 0),
             ("run.best_episodes", self.run.best_episodes, 1),
             ("run.best_confirm_episodes", self.run.best_confirm_episodes, 0),
+            ("run.best_target_s", self.run.best_target_s, 0),
             ("run.minutes", self.run.minutes, 0),
             ("algo.rnd_weight", self.algo.rnd_weight, 0),
             ("algo.demo_margin", self.algo.demo_margin, 0),

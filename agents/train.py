@@ -274,7 +274,14 @@ def _train_in(
         r = cfg.run
         callbacks.append(
             KeepBest(
-                cfg, run_dir / "best", r.best_every, r.best_min_success, r.best_episodes, r.best_confirm_episodes, log
+                cfg,
+                run_dir / "best",
+                r.best_every,
+                r.best_min_success,
+                r.best_episodes,
+                r.best_confirm_episodes,
+                log,
+                r.best_target_s,
             )
         )
     if hasattr(env, "rnd"):

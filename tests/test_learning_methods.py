@@ -584,6 +584,18 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     row = confirmed.look()
     assert row["success_rate"] >= 0.85 > row["confirm_success_rate"] and not row["kept"]
     assert not (tmp_path / "c" / "best.zip").exists()
+
+    # under a target time (this model: 56.87 s from the start), the more reliable is kept
+    def under(target: float, best_rate: float) -> KeepBest:
+        k = KeepBest(cfg, tmp_path / f"t{target}_{best_rate}", every=1, min_success=0.5, episodes=32, target=target)
+        k.init_callback(model)
+        k.best_time, k.best_rate = 40.0, best_rate
+        return k
+
+    assert under(50.0, 0.5).look() is None  # slower than the target: not looked at
+    assert not under(60.0, 0.99).look()["kept"]  # under it, but less reliable than the kept one
+    row = under(60.0, 0.6).look()
+    assert row["kept"] and row["judged_success_rate"] > 0.6
     picky = KeepBest(cfg, tmp_path / "picky", every=1, min_success=0.0, episodes=4, log=logs.append)
     picky.init_callback(model)
     picky.best_time = 40.0
@@ -609,3 +621,20 @@ def test_learning_benchmark_shows_the_fastest_model_kept_so_far(tmp_path):
     assert format_table([row]).splitlines()[-1].endswith("| 49.25 s (95%) |")
     path.write_text("{damaged")
     assert _kept_so_far(path) == {}
+
+
+def test_the_robust_recipe_resumes_from_noisy_starts(tmp_path):
+    from agents.config import load_config
+    from agents.train import train
+
+    root = Path(__file__).resolve().parents[1] / "agents"
+    sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=2000", "algo.learning_starts=500"]
+    sets += ["run.eval_episodes=2", "run.progress_bar=false", "run.checkpoint_every=0", "run.best_every=1000"]
+    sets += ["run.best_episodes=2", "run.best_confirm_episodes=2"]
+    cfg = load_config(root / "recipes" / "robust.toml", sets)
+    assert cfg.env.start_noise_updates == 15 and cfg.run.best_target_s == 47.34
+    summary = train(cfg, resume=str(root / "models" / "qwop_pddqn_base.zip"), log=lambda s: None)
+    assert (
+        summary["timesteps"] >= 2000
+        and json.loads((tmp_path / summary["run_dir"].split("/")[-1] / "best" / "best.json").read_text()) is not None
+    )
