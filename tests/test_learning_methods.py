@@ -634,7 +634,5 @@ def test_the_robust_recipe_resumes_from_noisy_starts(tmp_path):
     cfg = load_config(root / "recipes" / "robust.toml", sets)
     assert cfg.env.start_noise_updates == 15 and cfg.run.best_target_s == 47.34
     summary = train(cfg, resume=str(root / "models" / "qwop_pddqn_base.zip"), log=lambda s: None)
-    assert (
-        summary["timesteps"] >= 2000
-        and json.loads((tmp_path / summary["run_dir"].split("/")[-1] / "best" / "best.json").read_text()) is not None
-    )
+    # the base model runs from the start in 56.87 s: judged (kept or not) in best.json
+    assert summary["timesteps"] >= 2000 and (Path(summary["run_dir"]) / "best" / "best.json").is_file()
