@@ -118,9 +118,9 @@ class KeepBest(BaseCallback):
         if row["kept"] and self._phase_two():
             row["kept"] = rate > (self.best_rate or 0.0)
         row["judged_success_rate"] = rate
+        self.folder.mkdir(parents=True, exist_ok=True)
         if row["kept"]:
             self.best_time, self.best_rate = t, rate
-            self.folder.mkdir(parents=True, exist_ok=True)
             path = save_model(self.model, self.folder / f"start_{t:.2f}s_{self.num_timesteps}.zip", self.cfg)
             shutil.copyfile(path, self.folder / "best.zip")
             shutil.copyfile(model_sidecar(path), model_sidecar(self.folder / "best.zip"))
@@ -130,7 +130,6 @@ class KeepBest(BaseCallback):
                 f"median {row['median_finish_time_s']:.1f} s"
             )
         self.rows.append(row)
-        self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / "best.json").write_text(json.dumps(self.rows, indent=2))
         return row
 
