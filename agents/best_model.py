@@ -34,7 +34,7 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.config import TrainConfig
-from agents.evaluate import evaluate_policy_sim
+from agents.evaluate import evaluate_policy_sim, evaluate_start_run
 from agents.model_files import model_sidecar, save_model
 
 SELECTION_SEED = 1  # the screen's noisy starts; evaluations use seed 0
@@ -87,7 +87,7 @@ class KeepBest(BaseCallback):
     def look(self) -> dict[str, Any] | None:
         """Judges the model as it is now; returns its row if it was looked at closely."""
         opts = self.cfg.env_options()
-        start = evaluate_policy_sim(self.model, opts, episodes=1, num_envs=1, start_noise_updates=0)
+        start = evaluate_start_run(self.model, opts)
         if not start["best_run_finished"]:
             return None
         t = float(start["best_run_time_s"])

@@ -152,6 +152,11 @@ def evaluate_policy_sim(
     return report
 
 
+def evaluate_start_run(model: Any, env_options: dict[str, Any]) -> dict[str, Any]:
+    """The run from the standard start without noise: the one the original replays closed loop."""
+    return evaluate_policy_sim(model, env_options, episodes=1, num_envs=1, start_noise_updates=0)
+
+
 def evaluate_sim(model_path: str | Path, **options: Any) -> dict[str, Any]:
     """Evaluate a saved model in the batched simulator (options as for evaluate_policy_sim)."""
     model, info = load_model(model_path)

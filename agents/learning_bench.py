@@ -24,7 +24,7 @@ from pathlib import Path
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.config import load_config
-from agents.evaluate import evaluate_sim, format_report
+from agents.evaluate import evaluate_sim, evaluate_start_run, format_report
 from agents.model_files import save_model
 from agents.train import train
 
@@ -52,8 +52,7 @@ class Marks(BaseCallback):
             e0 = self.clock()
             path = save_model(self.model, self.out / f"after_{m:g}min.zip", self.cfg)
             report = evaluate_sim(path, episodes=32, num_threads=1)
-            # the run the original replays closed loop: the standard start, no noise
-            start = evaluate_sim(path, episodes=1, num_envs=1, start_noise_updates=0)
+            start = evaluate_start_run(self.model, self.cfg.env_options())
             self.paused += self.clock() - e0
             row = {
                 "minutes": m,
