@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 
 from agents.algorithms import ALGORITHMS
-from sim_env.usage import OneLineParser, UserInputError, nonnegative_int, one_line, positive_float, positive_int
+from sim_env.usage import (
+    OneLineParser,
+    UserInputError,
+    nonnegative_int,
+    one_line,
+    positive_float,
+    positive_int,
+    probability,
+)
 
 PRETRAINED = Path(__file__).resolve().parent / "models" / "qwop_pddqn.zip"
 GAME_DEFAULT = "$QWOP_GAME, else ~/.local/share/qwop/game"
@@ -120,6 +128,8 @@ def _eval(args: argparse.Namespace) -> int:
 
     model = str(check_model_file(args.model or PRETRAINED))
     noise = 0 if args.no_noise else args.start_noise
+    if args.browser and args.late:
+        raise UserInputError("--late emulates real time in the simulator; in the browser use --mode realtime")
     if args.browser:
         report, records = evaluate_browser(
             model,
@@ -148,7 +158,9 @@ def _eval(args: argparse.Namespace) -> int:
 
             print(f"GIF: {write_video(load_demo(trace), args.gif, every=2)}")
         return 0
-    report = evaluate_sim(model, episodes=args.episodes or 32, start_noise_updates=noise, progress=True)
+    report = evaluate_sim(
+        model, episodes=args.episodes or 32, start_noise_updates=noise, progress=True, late_decision_prob=args.late
+    )
     print(format_report(report))
     keys = np.array(report["best_keys"], dtype=np.int8)
     if args.trace:
@@ -306,6 +318,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--episodes", type=positive_int, help="episodes (default 32 in the simulator, 3 in the browser)")
     p.add_argument("--start-noise", type=nonnegative_int, default=15, help="random start updates per episode")
     p.add_argument("--no-noise", action="store_true", help="no random start (all episodes then equal)")
+    p.add_argument(
+        "--late",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="simulator: the share of decisions that land one update late, as in real-time play (default 0)",
+    )
     p.add_argument("--gif", help="write a GIF of the best episode")
     p.add_argument("--trace", help="write the best episode as a demo-format trace")
     p.add_argument("--show", action="store_true", help="show the browser window")

@@ -81,16 +81,24 @@ def rollouts(
     time_limit: float = 120.0,
     seed: int = 0,
     progress: bool = False,
+    late_decision_prob: float = 0.0,
 ) -> list[Episode]:
     """Run ``episodes`` episodes of a policy (SB3 ``predict``) in the batched simulator;
-    ``progress`` shows a bar of finished episodes."""
+    ``progress`` shows a bar of finished episodes. ``late_decision_prob`` (the env option,
+    whatever the model was trained with) emulates real-time play's late decisions."""
     if episodes < 1:
         raise UserInputError(f"episodes must be at least 1, got {episodes}")
     from tqdm import tqdm
 
     bar = tqdm(total=episodes, desc="episodes", unit=" ep", disable=not progress, dynamic_ncols=True)
     # evaluation starts every episode at the start (a trained-with start run is not a start here)
-    opts = dict(env_options, time_limit=time_limit, start_noise_updates=start_noise_updates, start_runs=[])
+    opts = dict(
+        env_options,
+        time_limit=time_limit,
+        start_noise_updates=start_noise_updates,
+        start_runs=[],
+        late_decision_prob=late_decision_prob,
+    )
     n = max(1, min(num_envs, episodes))
     env = QwopVecEnv(n, min(num_threads, n), track_keys=True, **opts)
     obs, _ = env.reset(seed=seed)
@@ -132,8 +140,10 @@ def evaluate_policy_sim(
     time_limit: float = 120.0,
     seed: int = 0,
     progress: bool = False,
+    late_decision_prob: float = 0.0,
 ) -> dict[str, Any]:
-    """Evaluate any policy with SB3's ``predict(obs, deterministic)`` in the batched simulator."""
+    """Evaluate any policy with SB3's ``predict(obs, deterministic)`` in the batched simulator
+    (``late_decision_prob``: see :func:`rollouts`)."""
     eps = rollouts(
         model,
         env_options,
@@ -145,10 +155,13 @@ def evaluate_policy_sim(
         time_limit,
         seed,
         progress,
+        late_decision_prob,
     )
     report = _report([e.score for e in eps], [e.time_s for e in eps], [e.finished for e in eps], [e.fell for e in eps])
     report["best_keys"] = best_episode(eps)[1].tolist()
     report["where"] = "simulator"
+    if late_decision_prob:
+        report["late_decision_prob"] = late_decision_prob
     return report
 
 
@@ -191,7 +204,7 @@ def evaluate_browser(
         mode=mode,
         backend=backend,
         headless=headless,
-        **dict(info["env"], time_limit=time_limit, start_noise_updates=noise, start_runs=[]),
+        **dict(info["env"], time_limit=time_limit, start_noise_updates=noise, start_runs=[], late_decision_prob=0.0),
     ).unwrapped
     scores, times, finished, fell, records = [], [], [], [], []
     decisions = late = 0
@@ -280,14 +293,20 @@ def format_report(r: dict[str, Any]) -> str:
         best = f"best run: finished 100 m in {r['best_run_time_s']:.2f} s"
     else:
         best = f"best run: {r['best_run_distance_m']:.1f} m in {r['best_run_time_s']:.1f} s, not finished"
+    m = r.get("median_finish_time_s")
+    median = f" (median {m:.2f} s, a fall counting as slowest)" if m is not None else ""
     late = (
         f", {r['late_decisions']} of {r['decisions']} decisions landed after the update they were meant for"
         if "late_decisions" in r
-        else ""
+        else (
+            f", each decision one update late with probability {r['late_decision_prob']:g} (real time emulated)"
+            if "late_decision_prob" in r
+            else ""
+        )
     )
     return (
         f"{r['where']}: {r['episodes']} episodes; {best}; mean distance {r['mean_distance_m']:.1f} m "
         f"(farthest {r['best_distance_m']:.1f} m), mean time {r['mean_time_s']:.1f} s, "
-        f"finished {r['success_rate']:.0%}, fell {r['fall_rate']:.0%}{late}"
+        f"finished {r['success_rate']:.0%}{median}, fell {r['fall_rate']:.0%}{late}"
         + (f"; the page computes sin/cos like glibc's {r['page_sincos']!r} build" if "page_sincos" in r else "")
     )

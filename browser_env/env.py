@@ -63,6 +63,8 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         self.config = EnvConfig(**options)
         if self.config.start_noise_updates and mode == "realtime":
             raise ValueError("start_noise_updates is for lock-step mode")
+        if self.config.late_decision_prob:
+            raise ValueError("late_decision_prob emulates real time in the simulator; in the browser: mode='realtime'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode

@@ -19,7 +19,7 @@ from gymnasium import spaces
 
 import sim_env
 from sim_env import _core
-from sim_env.env_config import EnvConfig
+from sim_env.env_config import EnvConfig, step_keys
 from sim_env.observation import OBS_SIZE
 from sim_env.rewards import REWARD_TERMS
 from sim_env.spec import UPDATES_PER_SECOND
@@ -81,8 +81,10 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
         if not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space} (action set {self.config.action_set!r})")
         mask = int(self._masks[int(action)])
-        out = self._env.step(mask)
-        self._keys.extend([mask] * out["updates"])
+        late = self.config.draw_late(self.np_random, 1)
+        d = int(late[0]) if late is not None else 0
+        out = self._env.step(mask, d)
+        self._keys.extend(step_keys(self._keys, mask, out["updates"], d))
         return self._env.obs, out["reward"], out["terminated"], out["truncated"], self._info(out["terms"])
 
     def render(self) -> np.ndarray | None:

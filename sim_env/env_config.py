@@ -33,6 +33,11 @@ class EnvConfig:
         agent practises from states a good run reaches (a reverse curriculum). Their time
         counts toward ``time_limit``; the keys are part of the episode's history.
     start_share: the share of episodes that start inside one of ``start_runs``.
+    late_decision_prob: the share of steps whose keys land one update late (the step's first
+        update keeps the keys held before it), drawn from the env's seeded RNG: what real-time
+        play in the browser does to a share of decisions. A training option for robustness;
+        evaluations set it themselves (0 unless asked). The browser env refuses it (real time
+        has its own lateness).
     sincos: whose sin/cos the simulated game computes (``sim_env.libm``): ``fma``, the
         variant of the reference traces, or ``generic``. The browser env ignores it (the
         page computes its own; ``BrowserGame.sincos`` says which).
@@ -56,6 +61,9 @@ class EnvConfig:
         metadata={"help": "demo files or folders whose runs episodes may start inside (reverse curriculum)"},
     )
     start_share: float = field(default=0.5, metadata={"help": "share of episodes that start inside a start run"})
+    late_decision_prob: float = field(
+        default=0.0, metadata={"help": "share of steps whose keys land one update late (real-time play)"}
+    )
     sincos: str = field(
         default="fma", metadata={"help": "whose sin/cos the simulator computes: fma (the original's traces) | generic"}
     )
@@ -73,6 +81,8 @@ class EnvConfig:
         profile_weights(self.reward, self.reward_weights)
         if not 0.0 <= self.start_share <= 1.0:
             raise ValueError(f"start_share must be in [0, 1], got {self.start_share!r}")
+        if not (isinstance(self.late_decision_prob, (int, float)) and 0.0 <= self.late_decision_prob <= 1.0):
+            raise ValueError(f"late_decision_prob must be in [0, 1], got {self.late_decision_prob!r}")
         if self.start_runs:
             start_run_keys(tuple(self.start_runs))  # readable, with at least one run
         if self.sincos not in ("fma", "generic"):
@@ -99,6 +109,14 @@ class EnvConfig:
         count = int(rng.integers(0, n + 1))
         return rng.integers(0, 16, count).astype(np.int8)
 
+    def draw_late(self, rng: np.random.Generator, n: int) -> np.ndarray | None:
+        """Per env, the updates at the start of the next step that keep the previous keys
+        (uint8, 0 or 1), or None without late decisions (no draw, so the RNG's stream is the
+        same as before the option existed)."""
+        if not self.late_decision_prob:
+            return None
+        return (rng.random(n) < self.late_decision_prob).astype(np.uint8)
+
     @property
     def max_updates(self) -> int:
         """Updates per episode before truncation (the engine's one conversion of game time)."""
@@ -112,6 +130,14 @@ class EnvConfig:
             "frame_stack": self.frame_stack,
             "weights": self.weights,
         }
+
+
+def step_keys(before: list[int], mask: int, updates: int, late: int) -> list[int]:
+    """The key mask of each update a step ran: its first ``late`` updates kept the keys of
+    the episode's last update (``before``; none yet: the fresh game's, no keys), then ``mask``."""
+    held = before[-1] if before else 0
+    d = min(late, updates)
+    return [held] * d + [mask] * (updates - d)
 
 
 @functools.lru_cache(maxsize=16)
@@ -133,4 +159,4 @@ def start_run_keys(paths: tuple[str, ...]) -> list[np.ndarray]:
     return runs
 
 
-__all__ = ["REWARD_TERMS", "EnvConfig", "start_run_keys"]
+__all__ = ["REWARD_TERMS", "EnvConfig", "start_run_keys", "step_keys"]

@@ -49,6 +49,14 @@ nonnegative_int = _number(int, 0, False, "a whole number of at least 0")
 positive_float = _number(float, 0.0, True, "a number greater than 0")
 
 
+def probability(text: str) -> float:
+    """argparse type: a number in [0, 1]."""
+    value = _number(float, 0.0, False, "a number from 0 to 1")(text)
+    if value > 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text}")
+    return value
+
+
 MainFunction = Callable[..., int]
 
 

@@ -23,7 +23,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import sim_env
-from sim_env.env_config import EnvConfig
+from sim_env.env_config import EnvConfig, step_keys
 from sim_env.observation import OBS_SIZE
 from sim_env.rewards import REWARD_TERMS
 
@@ -89,10 +89,14 @@ class QwopVecEnv(VectorEnv):
             raise ValueError(f"actions must be in 0..{len(self._masks) - 1} (action set {self.config.action_set!r})")
         b = self._batch
         masks = self._masks[a]
+        late = self.config.draw_late(self._np_random_envs, self.num_envs)
+        if late is not None:
+            b.late[:] = late
         b.step(masks)
         if self.track_keys:
-            for i, (m, n) in enumerate(zip(masks.tolist(), b.step_updates.tolist(), strict=True)):
-                self._keys[i].extend([m] * n)
+            lates = late.tolist() if late is not None else [0] * self.num_envs
+            for i, (m, n, d) in enumerate(zip(masks.tolist(), b.step_updates.tolist(), lates, strict=True)):
+                self._keys[i].extend(step_keys(self._keys[i], m, n, d))
         terminated = b.terminated.astype(bool)
         truncated = b.truncated.astype(bool)
         done = terminated | truncated

@@ -17,7 +17,7 @@ import sim_env
 from agents.cli import PRETRAINED
 from agents.cli import main as qwop
 from agents.config import TrainConfig, load_config, to_toml
-from agents.evaluate import evaluate_policy_sim, evaluate_sim, load_model
+from agents.evaluate import evaluate_policy_sim, evaluate_sim, format_report, load_model
 from agents.search import save_keys_as_demo, search
 from agents.train import train
 from demos.format import load_demo
@@ -159,6 +159,36 @@ def test_evaluation_report_on_a_scripted_policy() -> None:
     # A runner that keeps running is truncated at the time limit, not counted as a fall.
     idle = evaluate_policy_sim(Constant(0), opts, episodes=2, num_envs=2, start_noise_updates=0, time_limit=2.0)
     assert idle["fall_rate"] == 0.0 and idle["mean_time_s"] == pytest.approx(2.0)
+
+
+class Alternate:
+    """A scripted policy: the two actions of a shuffle gait, switching every step."""
+
+    def __init__(self) -> None:
+        self.t = 0
+
+    def predict(self, obs: np.ndarray, deterministic: bool = True) -> tuple[np.ndarray, None]:
+        self.t += 1
+        return np.full(len(obs), 3 if self.t % 2 else 6), None
+
+
+def test_evaluation_emulates_late_decisions_only_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    """Evaluations set late_decision_prob themselves: a model trained with it is judged on
+    time by default; asked for, the share of late steps changes the run, and its keys replay it."""
+    opts = {"action_set": "distinct", "frame_skip": 4}
+    kw = {"episodes": 1, "num_envs": 1, "start_noise_updates": 0, "time_limit": 10.0}
+    plain = evaluate_policy_sim(Alternate(), opts, **kw)
+    trained_late = evaluate_policy_sim(Alternate(), {**opts, "late_decision_prob": 1.0}, **kw)
+    assert trained_late["best_keys"] == plain["best_keys"]
+    late = evaluate_policy_sim(Alternate(), opts, late_decision_prob=1.0, **kw)
+    assert late["best_keys"] != plain["best_keys"]
+    keys = np.array(late["best_keys"], dtype=np.int8)
+    assert sim_env.replay(keys)["score"][-1] == late["best_distance_m"]
+    assert "one update late with probability 1" in format_report(late)
+    with pytest.raises(SystemExit) as bad:
+        qwop(["eval", "--late", "1.5"])
+    assert bad.value.code == 2
+    assert "--late: must be a number from 0 to 1" in capsys.readouterr().err
 
 
 def _gait_demo(tmp_path: Path) -> Path:

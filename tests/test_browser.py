@@ -320,6 +320,12 @@ def test_browser_bench_smoke() -> None:
     assert main(["--quick"]) == 0
 
 
+def test_browser_env_refuses_emulated_lateness(standin: Path) -> None:
+    """late_decision_prob is the simulator's emulation of real time; the browser has the real thing."""
+    with pytest.raises(ValueError, match="mode='realtime'"):
+        gymnasium.make("QwopBrowser-v0", game=str(standin), late_decision_prob=0.2)
+
+
 def test_package_registers_env() -> None:
     assert "QwopBrowser-v0" in gymnasium.registry
     assert browser_env.BrowserGame is BrowserGame

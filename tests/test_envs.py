@@ -287,3 +287,60 @@ def test_vec_env_final_keys_replay_each_episode() -> None:
             checked += 1
     assert checked >= 3
     env.close()
+
+
+def test_late_decisions_keep_the_previous_keys_for_one_update() -> None:
+    """late_decision_prob: a late step's first update keeps the keys held before it (what real
+    time does to a decision), in the single and the vector env alike, and the episode's keys
+    still replay it exactly."""
+    from sim_env import _core
+    from sim_env.vec_env import QwopVecEnv
+
+    # The C++ step: late=1 is the previous keys for one update, then the new ones.
+    a, b = _core.Env(frame_skip=4), _core.Env(frame_skip=4)
+    a.step(sim_env.KEY_Q)
+    b.step(sim_env.KEY_Q)
+    a.step(sim_env.KEY_O | sim_env.KEY_W, late=1)
+    b.advance(np.array([sim_env.KEY_Q], dtype=np.int8))  # same updates by hand
+    b.sim.advance(np.full(3, sim_env.KEY_O | sim_env.KEY_W, dtype=np.int8))
+    np.testing.assert_array_equal(a.sim.body_state(), b.sim.body_state())
+    with pytest.raises(ValueError, match="late must be >= 0"):
+        a.step(0, late=-1)
+
+    # Single env: some steps are late, the keys record it, and they replay the episode.
+    env = gymnasium.make("QwopSim-v0", frame_skip=4, late_decision_prob=0.5, time_limit=6.0).unwrapped
+    env.reset(seed=3)
+    actions = np.random.default_rng(1).integers(0, 9, 60)
+    for act in actions:
+        _, _, te, tr, _ = env.step(int(act))
+        if te or tr:
+            break
+    keys = env.episode_keys()
+    np.testing.assert_array_equal(sim_env.replay(keys)["state"][-1], env.sim.body_state())
+    on_time = np.repeat(env._masks[actions[: len(keys) // 4]], 4)
+    assert 0 < np.count_nonzero(keys[: len(on_time)] != on_time) < len(keys) // 4  # some steps, not all
+
+    # Vector env: the same in every env, episode after episode.
+    venv = QwopVecEnv(3, 1, track_keys=True, frame_skip=3, time_limit=2.0, late_decision_prob=0.5)
+    venv.reset(seed=4)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(40):
+        _, _, term, trunc, info = venv.step(rng.integers(0, 9, 3))
+        for i in np.flatnonzero(term | trunc):
+            run = sim_env.replay(info["final_info"]["keys"][i])
+            assert np.array_equal(run["state"][-1], venv.batch.final_state[i])
+            checked += 1
+    assert checked >= 3
+    venv.close()
+
+    # Off (the default): no step is late, and the RNG's stream is the one it always was.
+    plain = QwopVecEnv(2, 1, frame_skip=3, start_noise_updates=5)
+    zero = QwopVecEnv(2, 1, frame_skip=3, start_noise_updates=5, late_decision_prob=0.0)
+    for e in (plain, zero):
+        e.reset(seed=9)
+        for _ in range(30):
+            e.step(np.array([1, 2]))
+    np.testing.assert_array_equal(plain.batch.state, zero.batch.state)
+    with pytest.raises(ValueError, match="late_decision_prob must be in"):
+        gymnasium.make("QwopSim-v0", late_decision_prob=1.5)

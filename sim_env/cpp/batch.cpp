@@ -35,6 +35,7 @@ BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options,
   buf_.episode_updates.assign(N, 0);
   buf_.step_updates.assign(N, 0);
   buf_.keys.assign(N, 0);
+  buf_.late.assign(N, 0);
   buf_.obs.assign(N * obs_size(), 0.0f);
   buf_.final_obs.assign(N * obs_size(), 0.0f);
   buf_.terms.assign(N * kNumRewardTerms, 0.0);
@@ -97,7 +98,7 @@ void BatchSim::reset_all() {
 void BatchSim::run_range(int begin, int end, StepScratch& scratch) {
   const size_t S = kNumParts * kStateColumns, O = static_cast<size_t>(obs_size());
   for (int i = begin; i < end; ++i) {
-    const StepOutcome out = envs_[i].step(buf_.keys[i], scratch);
+    const StepOutcome out = envs_[i].step(buf_.keys[i], scratch, buf_.late[i]);
     buf_.reward[i] = out.reward;
     buf_.step_updates[i] = out.updates;
     buf_.terminated[i] = out.terminated;

@@ -326,7 +326,7 @@ void bind_batch(py::module_& m) {
   })
       QWOP_VIEW(reward) QWOP_VIEW(score) QWOP_VIEW(score_time) QWOP_VIEW(distance) QWOP_VIEW(final_score)
       QWOP_VIEW(final_time) QWOP_VIEW(terminated) QWOP_VIEW(truncated) QWOP_VIEW(fallen) QWOP_VIEW(jump_landed)
-      QWOP_VIEW(episode_updates) QWOP_VIEW(step_updates) QWOP_VIEW(keys)
+      QWOP_VIEW(episode_updates) QWOP_VIEW(step_updates) QWOP_VIEW(keys) QWOP_VIEW(late)
 #undef QWOP_VIEW
       .def_property_readonly("obs", [](py::object self) {
         auto& b = self.cast<qwop::BatchSim&>();
@@ -383,12 +383,15 @@ void bind_env(py::module_& m) {
              e.env->advance(keys.data(), static_cast<int>(keys.shape(0)), e.scratch);
              check_overflow(e.env->game());
            }, py::arg("keys"), "Updates before the first step (a random start); they count toward the episode.")
-      .def("step", [](PyEnv& e, py::handle keys) {
+      .def("step", [](PyEnv& e, py::handle keys, int late) {
              const int32_t k = check_keys(keys);
-             const qwop::StepOutcome o = e.env->step(k, e.scratch);
+             if (late < 0) throw py::value_error("late must be >= 0 (updates), got " + std::to_string(late));
+             const qwop::StepOutcome o = e.env->step(k, e.scratch, late);
              check_overflow(e.env->game());
              return outcome_dict(o);
-           }, py::arg("keys"), "One env step with the key mask held; returns its outcome.")
+           }, py::arg("keys"), py::arg("late") = 0,
+           "One env step with the key mask held; returns its outcome. Its first `late` updates keep the "
+           "keys held before the step (a decision that lands late, as in real-time play).")
       .def_property_readonly("obs", [](const PyEnv& e) { return episode_obs(e.env->episode()); })
       .def_property_readonly("updates", [](const PyEnv& e) { return e.env->episode().updates(); })
       .def_property_readonly("sim", py::cpp_function([](PyEnv& e) { return std::make_unique<QwopSim>(&e.env->game()); },

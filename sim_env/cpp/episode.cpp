@@ -73,12 +73,13 @@ void Env::advance(const int8_t* keys, int n, StepScratch& scratch) {
   episode_.begin(s, episode_.updates() + n);
 }
 
-StepOutcome Env::step(int32_t keys, StepScratch& scratch) {
+StepOutcome Env::step(int32_t keys, StepScratch& scratch, int late_updates) {
   const int want = episode_.updates_for_step();
   const double t0 = game_.scoreTime;
+  const int32_t before = game_.keys;
   int n = 0;
   while (n < want) {
-    game_.update(keys, scratch);
+    game_.update(n < late_updates ? before : keys, scratch);
     ++n;
     if (game_.flags.gameEnded) break;
   }
