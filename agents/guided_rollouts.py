@@ -123,6 +123,16 @@ def guide_from_sb3(model: Any, env: dict[str, Any], path: str = "the model") -> 
     )
 
 
+def game_after(keys: np.ndarray, sincos: str = "fma") -> sim_env.GameSet:
+    """A set of one game: a fresh game after the update keys ``keys`` (where a line of search
+    or a rollout policy's run starts)."""
+    sim = sim_env.QwopSim(sincos=sincos)
+    sim.advance(np.asarray(keys, dtype=np.int8))
+    games = sim_env.GameSet(sincos).select(np.zeros(0, dtype=np.int32))
+    games.add(sim.snapshot())
+    return games
+
+
 def finished_100m(out: dict[str, Any]) -> np.ndarray:
     """The game's own end: the final jump landed and the score it shows is 100 m."""
     return out["ended"] & out["landed"] & (out["score"] >= sim_env.FINISH_M)
@@ -201,6 +211,8 @@ __all__ = [
     "FINISHED",
     "RUNNING",
     "GuidePolicy",
+    "finished_100m",
+    "game_after",
     "guide_from_model",
     "guide_from_sb3",
     "policy_rollouts",

@@ -17,8 +17,14 @@ from typing import Any
 
 import numpy as np
 
-import sim_env
-from agents.guided_rollouts import GuidePolicy, finished_100m, guide_from_model, policy_rollouts, rollout_rank
+from agents.guided_rollouts import (
+    GuidePolicy,
+    finished_100m,
+    game_after,
+    guide_from_model,
+    policy_rollouts,
+    rollout_rank,
+)
 from sim_env.actions import action_masks
 from sim_env.usage import UserInputError
 
@@ -33,10 +39,7 @@ def improved_run(
     and the outcome (``finished`` 100 m, ``ended``, ``score``, ``time_s``)."""
     masks = policy.masks
     tries = np.repeat(masks[:, None], policy.frame_skip, axis=1)
-    sim = sim_env.QwopSim(sincos=sincos)
-    sim.advance(np.asarray(prefix, dtype=np.int8))
-    games = sim_env.GameSet(sincos).select(np.zeros(0, dtype=np.int32))
-    games.add(sim.snapshot())
+    games = game_after(prefix, sincos)
     keys = [np.asarray(prefix, dtype=np.int8)]
     step: dict[str, Any] = {}
     for _ in range(max_decisions):

@@ -42,6 +42,7 @@ from agents.guided_rollouts import (
     FINISHED,
     GuidePolicy,
     finished_100m,
+    game_after,
     guide_from_model,
     policy_rollouts,
     rollout_rank,
@@ -241,10 +242,7 @@ class Planner:
             # a guided line is deterministic from its start: a new one starts after random keys
             n = int(self.rng.integers(0, self.cfg.start_noise + 1))
             prefix = np.asarray(action_masks("full")[self.rng.integers(0, 16, n)], dtype=np.int8)
-        sim = sim_env.QwopSim(sincos=self.cfg.sincos)
-        sim.advance(prefix)
-        self.games = sim_env.GameSet(self.cfg.sincos).select(np.zeros(0, dtype=np.int32))
-        self.games.add(sim.snapshot())
+        self.games = game_after(prefix, self.cfg.sincos)
         st.keys = [prefix]
         st.stage = 0
 
