@@ -207,7 +207,7 @@ def evaluate_browser(
         **dict(info["env"], time_limit=time_limit, start_noise_updates=noise, start_runs=[], late_decision_prob=0.0),
     ).unwrapped
     scores, times, finished, fell, records = [], [], [], [], []
-    decisions = late = 0
+    decisions = late = very_late = 0
     from tqdm import tqdm
 
     bar: Any = None
@@ -230,6 +230,7 @@ def evaluate_browser(
                 obs, _, term, trunc, inf = env.step(int(action))
                 decisions += 1
                 late += int(inf.get("late_updates", 0) > 0)
+                very_late += int(inf.get("late_updates", 0) > 1)
                 if inf["score_time"] - shown >= 1.0 or term or trunc:
                     bar.update(inf["score_time"] - shown)
                     bar.set_postfix_str(f"episode {ep + 1}: {inf['score']:.1f} m", refresh=False)
@@ -253,6 +254,7 @@ def evaluate_browser(
     if mode == "realtime":
         report["decisions"] = decisions
         report["late_decisions"] = late
+        report["very_late_decisions"] = very_late
     return report, records
 
 
@@ -297,6 +299,7 @@ def format_report(r: dict[str, Any]) -> str:
     median = f" (median {m:.2f} s, a fall counting as slowest)" if m is not None else ""
     late = (
         f", {r['late_decisions']} of {r['decisions']} decisions landed after the update they were meant for"
+        f" ({r.get('very_late_decisions', 0)} of them by two updates or more)"
         if "late_decisions" in r
         else (
             f", each decision one update late with probability {r['late_decision_prob']:g} (real time emulated)"
