@@ -33,9 +33,9 @@ class EnvConfig:
         agent practises from states a good run reaches (a reverse curriculum). Their time
         counts toward ``time_limit``; the keys are part of the episode's history.
     start_share: the share of episodes that start inside one of ``start_runs``.
-    late_decision_prob: the share of steps whose keys land one update late (the step's first
-        update keeps the keys held before it), drawn from the env's seeded RNG: what real-time
-        play in the browser does to a share of decisions. A training option for robustness;
+    late_decision_prob: the share of steps whose keys land one update late (the step runs one
+        more update first, with the keys held before it), drawn from the env's seeded RNG: what
+        real-time play in the browser does to a share of decisions. A training option for robustness;
         evaluations set it themselves (0 unless asked). The browser env refuses it (real time
         has its own lateness).
     sincos: whose sin/cos the simulated game computes (``sim_env.libm``): ``fma``, the
@@ -110,9 +110,9 @@ class EnvConfig:
         return rng.integers(0, 16, count).astype(np.int8)
 
     def draw_late(self, rng: np.random.Generator, n: int) -> np.ndarray | None:
-        """Per env, the updates at the start of the next step that keep the previous keys
-        (uint8, 0 or 1), or None without late decisions (no draw, so the RNG's stream is the
-        same as before the option existed)."""
+        """Per env, the late updates of its next step (uint8, 0 or 1; see ``late_decision_prob``),
+        or None without late decisions (no draw, so the RNG's stream is the same as before the
+        option existed)."""
         if not self.late_decision_prob:
             return None
         return (rng.random(n) < self.late_decision_prob).astype(np.uint8)
@@ -133,8 +133,8 @@ class EnvConfig:
 
 
 def step_keys(before: list[int], mask: int, updates: int, late: int) -> list[int]:
-    """The key mask of each update a step ran: its first ``late`` updates kept the keys of
-    the episode's last update (``before``; none yet: the fresh game's, no keys), then ``mask``."""
+    """The key mask of each of the ``updates`` a step ran: ``late`` updates with the keys of the
+    episode's last update (``before``; none yet: the fresh game's, no keys), then ``mask``."""
     held = before[-1] if before else 0
     d = min(late, updates)
     return [held] * d + [mask] * (updates - d)

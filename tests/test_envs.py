@@ -296,13 +296,13 @@ def test_late_decisions_keep_the_previous_keys_for_one_update() -> None:
     from sim_env import _core
     from sim_env.vec_env import QwopVecEnv
 
-    # The C++ step: late=1 is the previous keys for one update, then the new ones.
+    # The C++ step: late=1 is one more update with the previous keys, then the step's own.
     a, b = _core.Env(frame_skip=4), _core.Env(frame_skip=4)
     a.step(sim_env.KEY_Q)
     b.step(sim_env.KEY_Q)
-    a.step(sim_env.KEY_O | sim_env.KEY_W, late=1)
-    b.advance(np.array([sim_env.KEY_Q], dtype=np.int8))  # same updates by hand
-    b.sim.advance(np.full(3, sim_env.KEY_O | sim_env.KEY_W, dtype=np.int8))
+    out = a.step(sim_env.KEY_O | sim_env.KEY_W, late=1)
+    assert out["updates"] == 5
+    b.sim.advance(np.array([sim_env.KEY_Q] + [sim_env.KEY_O | sim_env.KEY_W] * 4, dtype=np.int8))  # by hand
     np.testing.assert_array_equal(a.sim.body_state(), b.sim.body_state())
     with pytest.raises(ValueError, match="late must be >= 0"):
         a.step(0, late=-1)
@@ -310,15 +310,16 @@ def test_late_decisions_keep_the_previous_keys_for_one_update() -> None:
     # Single env: some steps are late, the keys record it, and they replay the episode.
     env = gymnasium.make("QwopSim-v0", frame_skip=4, late_decision_prob=0.5, time_limit=6.0).unwrapped
     env.reset(seed=3)
-    actions = np.random.default_rng(1).integers(0, 9, 60)
-    for act in actions:
-        _, _, te, tr, _ = env.step(int(act))
+    per_step, before = [], 0
+    for act in np.random.default_rng(1).integers(0, 9, 60):
+        _, _, te, tr, info = env.step(int(act))
+        per_step.append(info["episode_updates"] - before)
+        before = info["episode_updates"]
         if te or tr:
             break
     keys = env.episode_keys()
     np.testing.assert_array_equal(sim_env.replay(keys)["state"][-1], env.sim.body_state())
-    on_time = np.repeat(env._masks[actions[: len(keys) // 4]], 4)
-    assert 0 < np.count_nonzero(keys[: len(on_time)] != on_time) < len(keys) // 4  # some steps, not all
+    assert set(per_step[:-1]) == {4, 5}  # on time and late steps
 
     # Vector env: the same in every env, episode after episode.
     venv = QwopVecEnv(3, 1, track_keys=True, frame_skip=3, time_limit=2.0, late_decision_prob=0.5)

@@ -34,7 +34,7 @@ struct BatchBuffers {
   std::vector<int32_t> episode_updates;  // (N,) updates in the current episode
   std::vector<int32_t> step_updates;     // (N,) updates the last step ran (fewer at a game's end)
   std::vector<int32_t> keys;        // (N,) key masks for the next step (input)
-  std::vector<uint8_t> late;        // (N,) updates of the next step that keep the previous keys (input; Env::step)
+  std::vector<uint8_t> late;        // (N,) late updates of the next step, with the previous keys (input; Env::step)
   std::vector<float> obs;           // (N, obs_size) stacked observation after the step (after auto-reset)
   std::vector<float> final_obs;     // (N, obs_size) last observation of an episode that ended
   std::vector<double> terms;        // (N, kNumRewardTerms) reward terms of the step

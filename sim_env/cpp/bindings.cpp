@@ -390,8 +390,8 @@ void bind_env(py::module_& m) {
              check_overflow(e.env->game());
              return outcome_dict(o);
            }, py::arg("keys"), py::arg("late") = 0,
-           "One env step with the key mask held; returns its outcome. Its first `late` updates keep the "
-           "keys held before the step (a decision that lands late, as in real-time play).")
+           "One env step with the key mask held; returns its outcome. A late decision (as in real-time "
+           "play) first runs `late` more updates with the keys held before the step.")
       .def_property_readonly("obs", [](const PyEnv& e) { return episode_obs(e.env->episode()); })
       .def_property_readonly("updates", [](const PyEnv& e) { return e.env->episode().updates(); })
       .def_property_readonly("sim", py::cpp_function([](PyEnv& e) { return std::make_unique<QwopSim>(&e.env->game()); },

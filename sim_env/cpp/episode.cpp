@@ -78,7 +78,10 @@ StepOutcome Env::step(int32_t keys, StepScratch& scratch, int late_updates) {
   const double t0 = game_.scoreTime;
   const int32_t before = game_.keys;
   int n = 0;
-  while (n < want) {
+  // As in real time: the page runs the late updates with the keys it still holds, then the
+  // step's own updates with the new keys.
+  const int total = want + late_updates;
+  while (n < total) {
     game_.update(n < late_updates ? before : keys, scratch);
     ++n;
     if (game_.flags.gameEnded) break;

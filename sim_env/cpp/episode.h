@@ -73,8 +73,8 @@ class Env {
   // Updates before the first step (a random start): they count toward the episode, and
   // the episode's observation starts after them.
   void advance(const int8_t* keys, int n, StepScratch& scratch);
-  // One step with `keys` held. Its first `late_updates` updates keep the keys of the update
-  // before the step: a decision that lands late, as in real-time play in the browser.
+  // One step with `keys` held. A late decision (as in real-time play in the browser) first
+  // runs `late_updates` more updates with the keys held before the step.
   StepOutcome step(int32_t keys, StepScratch& scratch, int late_updates = 0);
 
   Game& game() { return game_; }
