@@ -284,7 +284,7 @@ def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
         sim.update(int(k))
         if t % every == 0 or t == last:
             frames.append(render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x))
-            end = "   finished!" if sim.jump_landed else ("   fell" if sim.fallen else "")
+            end = "   finished!" if sim.finished else ("   fell" if sim.fallen else "")
             labels.append(f"{sim.score:.1f} m   {sim.score_time:.1f} s{end}")
     save_gif(frames, str(path), fps=UPDATES_PER_SECOND / every, labels=labels)
     return Path(path)

@@ -135,7 +135,7 @@ def game_after(keys: np.ndarray, sincos: str = "fma") -> sim_env.GameSet:
 
 def finished_100m(out: dict[str, Any]) -> np.ndarray:
     """The game's own end: the final jump landed and the score it shows is 100 m."""
-    return out["ended"] & out["landed"] & (out["score"] >= sim_env.FINISH_M)
+    return sim_env.finished_100m(out["ended"], out["landed"], out["score"])
 
 
 def rollout_rank(out: dict[str, Any]) -> np.ndarray:

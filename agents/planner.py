@@ -447,7 +447,7 @@ def seed_best_run(state: SearchState, keys: np.ndarray) -> float:
     search's) as its best: pace pruning and refinement restarts work from it at once.
     Returns its finish time; a run that does not finish 100 m is refused."""
     run = sim_env.replay(np.asarray(keys, dtype=np.int8), sincos=state.config.sincos)
-    done = run["game_ended"].astype(bool) & run["jump_landed"].astype(bool) & (run["score"] >= sim_env.FINISH_M)
+    done = sim_env.finished_100m(run["game_ended"].astype(bool), run["jump_landed"].astype(bool), run["score"])
     if not done.any():
         raise UserInputError("the given run does not finish 100 m in the simulator; give a finished run")
     end = int(np.argmax(done)) + 1

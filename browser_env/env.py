@@ -28,6 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+import sim_env
 from browser_env.game import BrowserGame
 from sim_env.env_config import EnvConfig
 from sim_env.observation import OBS_SIZE
@@ -99,7 +100,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             "score": g.score,
             "score_time": g.score_time,
             "fallen": g.fallen,
-            "finished": g.jump_landed,
+            "finished": bool(sim_env.finished_100m(g.game_ended, g.jump_landed, g.score)),
             "episode_updates": self._stepper.updates,
             "updates": g.updates,
         }
@@ -159,7 +160,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             records, landed = self._realtime_step(mask, updates)
             self._step_extra = {"landed_update": landed, "late_updates": max(0, landed - meant), "records": records}
         self.episode_records.append(records)
-        return Advanced(g.body_state(), g.score_time, len(records), g.game_ended, g.fallen, g.jump_landed)
+        return Advanced(g.body_state(), g.score_time, len(records), g.game_ended, g.fallen, g.jump_landed, g.score)
 
     def _realtime_step(self, mask: int, updates: int) -> tuple[np.ndarray, int]:
         g = self.game

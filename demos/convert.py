@@ -68,6 +68,7 @@ class _Recording:
             bool(a["game_ended"][last]),
             bool(a["fallen"][last]),
             bool(a["jump_landed"][last]),
+            float(a["score"][last]),
         )
 
 

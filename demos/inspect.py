@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+import sim_env
 from demos.format import CLICK_EVENT, DemoFormatError, load_demo
 from sim_env.spec import UPDATES_PER_SECOND
 
@@ -23,14 +24,15 @@ def summary(path: str | Path) -> dict:
         presses = int((np.diff(keys[keys >= 0]) != 0).sum())
         ended = a["game_ended"][rows]
         end = int(np.argmax(ended)) if ended.any() else len(ended) - 1
+        finished = bool(sim_env.finished_100m(ended[end], a["jump_landed"][rows][end], a["score"][rows][end]))
         episodes.append(
             {
                 "updates": updates,
                 "distance_m": float(a["score"][rows][end]),
                 "time_s": float(a["score_time"][rows][end]),
                 "keys_per_s": presses / seconds if seconds else 0.0,
-                "fell": bool(a["fallen"][rows][end]),
-                "finished": bool(a["jump_landed"][rows][end]),
+                "fell": bool(a["fallen"][rows][end]) and not finished,
+                "finished": finished,
                 "partial": bool(a["episode_partial"][k]),
             }
         )

@@ -35,6 +35,7 @@ from sim_env._core import (
     BatchSim,
     GameSet,
     QwopSim,
+    finished_100m,
     replay,
     replay_session,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "BatchSim",
     "GameSet",
     "QwopSim",
+    "finished_100m",
     "replay",
     "replay_session",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from sim_env import UPDATES_PER_SECOND, replay
+from sim_env import UPDATES_PER_SECOND, finished_100m, replay
 from sim_env.gaits import SHUFFLE, gait_keys
 
 
@@ -21,7 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     out = replay(keys)
     wall = time.perf_counter() - t0
     n = len(out["state"])
-    how = "fell" if out["fallen"][-1] else ("finished" if out["jump_landed"][-1] else "still running")
+    end = (out["game_ended"][-1], out["jump_landed"][-1], out["score"][-1])
+    how = "finished" if finished_100m(*end) else ("fell" if out["fallen"][-1] else "still running")
     print(
         f"built-in gait (Q+P x6, Q+O x12): {out['score'][-1]:.1f} m in {out['score_time'][-1]:.1f} s "
         f"of game time, {how}; {n} updates simulated in {wall * 1000:.1f} ms"

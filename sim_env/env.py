@@ -63,7 +63,7 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
             "score": s.score,
             "score_time": s.score_time,
             "fallen": s.fallen,
-            "finished": s.jump_landed,
+            "finished": s.finished,
             "keys": s.keys,
             "episode_updates": self._env.updates,
         }

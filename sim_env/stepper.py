@@ -30,6 +30,7 @@ class Advanced:
     ended: bool
     fallen: bool
     landed: bool
+    score: float  # the game's score after it (m)
 
 
 class UpdateSource(Protocol):
@@ -81,7 +82,7 @@ class Stepper:
             got.updates,
             got.ended,
             got.fallen,
-            got.landed,
+            bool(_core.finished_100m(got.ended, got.landed, got.score)),
         )
         self._time = got.score_time
         return StepResult(

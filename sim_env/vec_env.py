@@ -114,7 +114,7 @@ class QwopVecEnv(VectorEnv):
                 final_obs[i] = b.final_obs[i].copy()
             info["final_obs"] = final_obs
             info["_final_obs"] = done.copy()
-            finished = terminated & b.jump_landed.astype(bool)
+            finished = terminated & b.finished.astype(bool)
             info["distance_m"][idx] = b.final_state[idx, 0, 0] / sim_env.UNITS_PER_METRE
             info["score_time"][idx] = b.final_time[idx]
             info["final_info"] = {

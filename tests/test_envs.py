@@ -345,3 +345,41 @@ def test_late_decisions_keep_the_previous_keys_for_one_update() -> None:
     np.testing.assert_array_equal(plain.batch.state, zero.batch.state)
     with pytest.raises(ValueError, match="late_decision_prob must be in"):
         gymnasium.make("QwopSim-v0", late_decision_prob=1.5)
+
+
+DIVE_SHORT = Path(__file__).resolve().parent / "fixtures" / "dive_short_keys.npy"
+
+
+def test_a_dive_that_lands_short_of_100_m_is_a_fall_not_a_finish(tmp_path: Path) -> None:
+    """The original counts a fall after the final jump as its landing, at the fall's x; these
+    keys (the shipped agent's run, then random keys from 96 m) dive over the line and land at
+    99.0 m. Every env, report and tool calls that a fall (finished_100m), not a finish."""
+    from agents.search import save_keys_as_demo
+    from demos.inspect import summary as demo_summary
+    from demos.replay import outcome
+    from sim_env.vec_env import QwopVecEnv
+
+    keys = np.load(DIVE_SHORT)
+    run = sim_env.replay(keys)
+    assert run["game_ended"][-1] and run["jump_landed"][-1] and run["fallen"][-1] and run["score"][-1] == 99.0
+    assert len(run["state"]) == len(keys)
+    assert not sim_env.finished_100m(True, True, 99.0) and sim_env.finished_100m(True, True, 100.0)
+
+    env = gymnasium.make("QwopSim-v0", action_set="full", reward="speed").unwrapped
+    env.reset(seed=0)
+    for k in keys:
+        _, _, te, _, info = env.step(int(k))
+    assert te and not info["finished"] and info["fallen"]
+    terms = dict(zip(REWARD_TERMS, info["reward_terms"], strict=True))
+    assert terms["finish"] == 0.0 and terms["fall"] != 0.0
+
+    venv = QwopVecEnv(1, 1, action_set="full")
+    venv.reset(seed=0)
+    for k in keys:
+        _, _, te, _, info = venv.step(np.array([k]))
+    assert te[0] and not info["final_info"]["finished"][0] and info["final_info"]["fallen"][0]
+
+    demo = save_keys_as_demo(keys, tmp_path / "dive.npz", {"source": "test"})
+    summary = demo_summary(demo)["episodes"][0]
+    assert not summary["finished"] and summary["fell"]
+    assert outcome(run).startswith("ended the final jump at 99.0 m")

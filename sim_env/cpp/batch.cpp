@@ -32,6 +32,7 @@ BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options,
   buf_.truncated.assign(N, 0);
   buf_.fallen.assign(N, 0);
   buf_.jump_landed.assign(N, 0);
+  buf_.finished.assign(N, 0);
   buf_.episode_updates.assign(N, 0);
   buf_.step_updates.assign(N, 0);
   buf_.keys.assign(N, 0);
@@ -102,6 +103,7 @@ void BatchSim::run_range(int begin, int end, StepScratch& scratch) {
     buf_.reward[i] = out.reward;
     buf_.step_updates[i] = out.updates;
     buf_.terminated[i] = out.terminated;
+    buf_.finished[i] = out.finished;
     buf_.truncated[i] = out.truncated;
     std::memcpy(&buf_.terms[static_cast<size_t>(i) * kNumRewardTerms], out.terms, sizeof(out.terms));
     write_state(i);

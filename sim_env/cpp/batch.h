@@ -31,6 +31,7 @@ struct BatchBuffers {
   std::vector<uint8_t> truncated;   // (N,) time limit reached in this step
   std::vector<uint8_t> fallen;      // (N,) flags of the episode's last update
   std::vector<uint8_t> jump_landed;
+  std::vector<uint8_t> finished;    // (N,) the step ended the episode with a finish (finished_100m, game.h)
   std::vector<int32_t> episode_updates;  // (N,) updates in the current episode
   std::vector<int32_t> step_updates;     // (N,) updates the last step ran (fewer at a game's end)
   std::vector<int32_t> keys;        // (N,) key masks for the next step (input)

@@ -325,7 +325,7 @@ void bind_batch(py::module_& m) {
     return view(b.buffers().name, {b.num_envs()}, self);        \
   })
       QWOP_VIEW(reward) QWOP_VIEW(score) QWOP_VIEW(score_time) QWOP_VIEW(distance) QWOP_VIEW(final_score)
-      QWOP_VIEW(final_time) QWOP_VIEW(terminated) QWOP_VIEW(truncated) QWOP_VIEW(fallen) QWOP_VIEW(jump_landed)
+      QWOP_VIEW(final_time) QWOP_VIEW(terminated) QWOP_VIEW(truncated) QWOP_VIEW(fallen) QWOP_VIEW(jump_landed) QWOP_VIEW(finished)
       QWOP_VIEW(episode_updates) QWOP_VIEW(step_updates) QWOP_VIEW(keys) QWOP_VIEW(late)
 #undef QWOP_VIEW
       .def_property_readonly("obs", [](py::object self) {
@@ -355,12 +355,12 @@ void bind_env(py::module_& m) {
            py::arg("state"), py::arg("updates") = 0, "Start at `state` (12, 6), `updates` into the episode.")
       .def("updates_for_step", &qwop::Episode::updates_for_step, "Updates the next step runs.")
       .def("end_step", [](qwop::Episode& e, Doubles after, double dt, double time_after, int n, bool ended, bool fallen,
-                          bool landed) {
+                          bool finished) {
              qwop::StepOutcome o;
-             e.end_step(check_state(after, "after"), dt, time_after, n, ended, fallen, landed, &o);
+             e.end_step(check_state(after, "after"), dt, time_after, n, ended, fallen, finished, &o);
              return outcome_dict(o);
            }, py::arg("after"), py::arg("dt"), py::arg("time_after"), py::arg("updates"), py::arg("ended"),
-           py::arg("fallen"), py::arg("landed"), "Close a step that ran `updates` updates; returns its outcome.")
+           py::arg("fallen"), py::arg("finished"), "Close a step that ran `updates` updates; returns its outcome.")
       .def_property_readonly("updates", &qwop::Episode::updates)
       .def_property_readonly("obs", &episode_obs, "The stacked observation (frame_stack * 83 float32, oldest first).")
       .def_property_readonly("state", [](const qwop::Episode& e) {
@@ -508,6 +508,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("game_ended", [](const QwopSim& s) { return s.game().flags.gameEnded; })
       .def_property_readonly("jumped", [](const QwopSim& s) { return s.game().flags.jumped; })
       .def_property_readonly("jump_landed", [](const QwopSim& s) { return s.game().flags.jumpLanded; })
+      .def_property_readonly("finished", [](const QwopSim& s) { return s.game().finished(); },
+                             "The game ended with a finish: the final jump landed at 100 m or more (finished_100m).")
       .def_property_readonly("paused", [](const QwopSim& s) { return s.game().flags.pause; })
       .def_property_readonly("score_time", [](const QwopSim& s) { return s.game().scoreTime; })
       .def_property_readonly("score", [](const QwopSim& s) { return s.game().score; })
@@ -636,6 +638,9 @@ PYBIND11_MODULE(_core, m) {
   m.attr("STEP_DT") = qwop::kStepDt;
   m.attr("UNITS_PER_METRE") = qwop::kUnitsPerMetre;
   m.attr("FINISH_M") = qwop::kFinishM;
+  m.def("finished_100m", py::vectorize(&qwop::finished_100m), py::arg("ended"), py::arg("landed"), py::arg("score"),
+        "The one finish rule (scalars or arrays): the game ended, the final jump landed and the score is 100 m "
+        "(a fall after the jump counts as its landing in the original, and may land short of 100 m).");
   m.attr("HURDLE_M") = qwop::kHurdleM;
   m.attr("TRACK_TOP_Y") = qwop::kTrackTopY;
   m.attr("GAME_BYTES") = sizeof(Game);

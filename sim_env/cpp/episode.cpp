@@ -38,12 +38,12 @@ void Episode::begin(const double* state, int updates) {
 
 int Episode::updates_for_step() const { return std::max(1, std::min(opt_.frame_skip, opt_.max_updates - updates_)); }
 
-void Episode::end_step(const double* after, double dt, double time_after, int n, bool ended, bool fallen, bool landed,
+void Episode::end_step(const double* after, double dt, double time_after, int n, bool ended, bool fallen, bool finished,
                        StepOutcome* out) {
   updates_ += n;
   out->updates = n;
   out->terminated = ended;
-  out->finished = ended && landed;
+  out->finished = ended && finished;
   out->fell = ended && fallen && !out->finished;
   out->truncated = !ended && updates_ >= opt_.max_updates;
   write_reward_terms(state_, after, dt, time_after, out->fell, out->finished, out->terms);
@@ -90,7 +90,7 @@ StepOutcome Env::step(int32_t keys, StepScratch& scratch, int late_updates) {
   game_.body_state(s);
   StepOutcome out;
   episode_.end_step(s, game_.scoreTime - t0, game_.scoreTime, n, game_.flags.gameEnded, game_.flags.fallen,
-                    game_.flags.jumpLanded, &out);
+                    game_.finished(), &out);
   return out;
 }
 

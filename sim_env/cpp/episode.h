@@ -46,8 +46,9 @@ class Episode {
   // How many updates the next step runs: frame_skip, fewer at the time limit, at least 1.
   int updates_for_step() const;
   // The step ran `n` updates, ending in `after` with game time `time_after`, `dt` game
-  // seconds after it began; `ended`, `fallen`, `landed` are the game's flags then.
-  void end_step(const double* after, double dt, double time_after, int n, bool ended, bool fallen, bool landed,
+  // seconds after it began; `ended` and `fallen` are the game's flags then, `finished` its
+  // finish (finished_100m, game.h).
+  void end_step(const double* after, double dt, double time_after, int n, bool ended, bool fallen, bool finished,
                 StepOutcome* out);
 
   const EpisodeOptions& options() const { return opt_; }

@@ -24,6 +24,11 @@ constexpr double kTrackTopY = 9.14275;  // top surface of the floor tiles
 enum UserData : int32_t { kUserTrack = 100, kUserHurdleBase = 101, kUserHurdleTop = 102, kUserBlock = 103, kUserGround = -1 };
 
 
+// The one finish rule: the run is over, the final jump landed, and the score is 100 m. The
+// original also counts a fall after the jump as the landing, at the fall's x, so a dive over
+// the line that lands short (99.x m) ends the game landed but is not a finish.
+inline bool finished_100m(bool ended, bool landed, double score) { return ended && landed && score >= kFinishM; }
+
 struct GameFlags {
   bool fallen, gameEnded, jumped, jumpLanded, pause, firstClick;
 };
@@ -63,6 +68,7 @@ struct Game {
   // x, y, angle, vx, vy, omega per part in trace order, into out[12*6].
   void body_state(double* out) const;
   double distance_m() const { return part(kTorso).sweep.c.x / kUnitsPerMetre; }
+  bool finished() const { return finished_100m(flags.gameEnded, flags.jumpLanded, score); }
 
  private:
   void create_player();
