@@ -79,10 +79,10 @@ def outcome(run: dict[str, np.ndarray]) -> str:
     if not len(run["state"]):
         return "no update ran"
     t, score = float(run["score_time"][-1]), float(run["score"][-1])
+    how = " (fell over the line)" if run["fallen"][-1] else ""
+    if sim_env.finished_100m(run["game_ended"][-1], run["jump_landed"][-1], score):
+        return f"finished 100 m in {t:.2f} s{how}"
     if run["jump_landed"][-1]:
-        how = " (fell over the line)" if run["fallen"][-1] else ""
-        if score >= sim_env.FINISH_M:
-            return f"finished 100 m in {t:.2f} s{how}"
         return f"ended the final jump at {score:.1f} m after {t:.2f} s{how}"
     if run["fallen"][-1]:
         return f"fell at {score:.1f} m after {t:.2f} s"
