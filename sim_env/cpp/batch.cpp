@@ -58,9 +58,14 @@ BatchSim::~BatchSim() {
 
 size_t BatchSim::bytes_per_env() const {
   // The env (game and episode, with its observation frames) plus this env's share of every buffer.
-  const size_t S = kNumParts * kStateColumns;
-  return sizeof(Env) + obs_size() * sizeof(float) + 2 * S * sizeof(double) + 8 * sizeof(double) + 4 * sizeof(uint8_t) +
-         3 * sizeof(int32_t) + 2 * obs_size() * sizeof(float) + kNumRewardTerms * sizeof(double);
+  const BatchBuffers& b = buf_;
+  size_t buffers = 0;
+  auto add = [&buffers](const auto& v) { buffers += v.size() * sizeof(v[0]); };
+  add(b.state), add(b.final_state), add(b.reward), add(b.score), add(b.score_time), add(b.distance);
+  add(b.final_score), add(b.final_time), add(b.terminated), add(b.truncated), add(b.fallen), add(b.jump_landed);
+  add(b.finished), add(b.episode_updates), add(b.step_updates), add(b.keys), add(b.late), add(b.obs);
+  add(b.final_obs), add(b.terms);
+  return sizeof(Env) + obs_size() * sizeof(float) + buffers / static_cast<size_t>(n_);
 }
 
 void BatchSim::write_state(int i) {
