@@ -36,6 +36,7 @@ from sim_env._core import (
     GameSet,
     QwopSim,
     finished_100m,
+    lockstep_available,
     replay,
     replay_session,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "GameSet",
     "QwopSim",
     "finished_100m",
+    "lockstep_available",
     "replay",
     "replay_session",
 ]

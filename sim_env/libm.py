@@ -26,9 +26,11 @@ DEFAULT_VARIANT = "fma"
 NEITHER = "neither"
 
 
-def sincos(x: np.ndarray, variant: str = DEFAULT_VARIANT) -> tuple[np.ndarray, np.ndarray]:
-    """The simulator's sin and cos of every element of ``x`` (flattened) in ``variant``."""
-    return _core.sincos(np.ascontiguousarray(x, dtype=np.float64).ravel(), variant)
+def sincos(x: np.ndarray, variant: str = DEFAULT_VARIANT, lanes: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The simulator's sin and cos of every element of ``x`` (flattened) in ``variant``;
+    ``lanes`` computes them four at a time as the batch's lock-step solver does (needs
+    ``sim_env.lockstep_available()``)."""
+    return _core.sincos(np.ascontiguousarray(x, dtype=np.float64).ravel(), variant, lanes)
 
 
 @cache

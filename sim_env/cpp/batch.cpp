@@ -8,8 +8,9 @@
 
 namespace qwop {
 
-BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options, trig::Variant variant)
-    : n_(num_envs), threads_(num_threads), options_(options) {
+BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options, trig::Variant variant,
+                   bool lockstep)
+    : n_(num_envs), threads_(num_threads), lockstep_(lockstep && lockstep_available()), options_(options) {
   if (n_ < 1) throw std::invalid_argument("num_envs must be at least 1");
   if (threads_ < 1) throw std::invalid_argument("num_threads must be at least 1");
   check_options(options_);
@@ -18,7 +19,8 @@ BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options,
   initial_->load(true, variant);
   envs_.reserve(static_cast<size_t>(n_));
   for (int i = 0; i < n_; ++i) envs_.emplace_back(options_, initial_.get());
-  for (int t = 0; t < threads_; ++t) scratch_.push_back(std::make_unique<StepScratch>());
+  for (int t = 0; t < threads_ * kLanes; ++t) scratch_.push_back(std::make_unique<StepScratch>());
+  lane_updates_.assign(static_cast<size_t>(threads_) * kCounterStride, 0);
   const size_t N = static_cast<size_t>(n_), S = static_cast<size_t>(kNumParts * kStateColumns);
   buf_.state.assign(N * S, 0.0);
   buf_.final_state.assign(N * S, 0.0);
@@ -41,8 +43,10 @@ BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options,
   buf_.final_obs.assign(N * obs_size(), 0.0f);
   buf_.terms.assign(N * kNumRewardTerms, 0.0);
   reset_all();
-  // Small chunks balance the load when some envs fall (cheaper) and others run.
+  // Small chunks balance the load when some envs fall (cheaper) and others run; whole
+  // groups of lanes, so that each group's envs step in lock step.
   chunk_ = std::max(1, n_ / (threads_ * 4));
+  if (lockstep_) chunk_ = std::max(kLanes, chunk_ / kLanes * kLanes);
   for (int t = 1; t < threads_; ++t) pool_.emplace_back(&BatchSim::worker, this, t);
 }
 
@@ -54,6 +58,12 @@ BatchSim::~BatchSim() {
   }
   cv_start_.notify_all();
   for (std::thread& t : pool_) t.join();
+}
+
+uint64_t BatchSim::lane_updates() const {
+  uint64_t n = 0;
+  for (size_t t = 0; t < lane_updates_.size(); t += kCounterStride) n += lane_updates_[t];
+  return n;
 }
 
 size_t BatchSim::bytes_per_env() const {
@@ -101,34 +111,51 @@ void BatchSim::reset_all() {
   }
 }
 
-void BatchSim::run_range(int begin, int end, StepScratch& scratch) {
-  const size_t S = kNumParts * kStateColumns, O = static_cast<size_t>(obs_size());
-  for (int i = begin; i < end; ++i) {
-    const StepOutcome out = envs_[i].step(buf_.keys[i], scratch, buf_.late[i]);
-    buf_.reward[i] = out.reward;
-    buf_.step_updates[i] = out.updates;
-    buf_.terminated[i] = out.terminated;
-    buf_.finished[i] = out.finished;
-    buf_.truncated[i] = out.truncated;
-    std::memcpy(&buf_.terms[static_cast<size_t>(i) * kNumRewardTerms], out.terms, sizeof(out.terms));
-    write_state(i);
-    if (out.terminated || out.truncated) {
-      std::memcpy(&buf_.final_state[i * S], &buf_.state[i * S], S * sizeof(double));
-      std::memcpy(&buf_.final_obs[i * O], &buf_.obs[i * O], O * sizeof(float));
-      buf_.final_score[i] = buf_.score[i];
-      buf_.final_time[i] = buf_.score_time[i];
-      const uint8_t fallen = buf_.fallen[i], landed = buf_.jump_landed[i];
-      reset_env(i);
-      // Flags describe the step that just ended, not the fresh episode.
-      buf_.fallen[i] = fallen;
-      buf_.jump_landed[i] = landed;
+void BatchSim::run_range(int begin, int end, int thread) {
+  StepScratch* const scratch[kLanes] = {scratch_[thread * kLanes].get(), scratch_[thread * kLanes + 1].get(),
+                                        scratch_[thread * kLanes + 2].get(), scratch_[thread * kLanes + 3].get()};
+  for (int i = begin; i < end;) {
+    const int lanes = lockstep_ && end - i >= kLanes ? kLanes : 1;
+    Env* e[kLanes] = {nullptr, nullptr, nullptr, nullptr};
+    int32_t keys[kLanes] = {0, 0, 0, 0};
+    int late[kLanes] = {0, 0, 0, 0};
+    for (int l = 0; l < lanes; ++l) {
+      e[l] = &envs_[i + l];
+      keys[l] = buf_.keys[i + l];
+      late[l] = buf_.late[i + l];
     }
+    StepOutcome out[kLanes];
+    lane_updates_[static_cast<size_t>(thread) * kCounterStride] += static_cast<uint64_t>(step_envs(e, keys, late, scratch, out));
+    for (int l = 0; l < lanes; ++l) record_step(i + l, out[l]);
+    i += lanes;
+  }
+}
+
+void BatchSim::record_step(int i, const StepOutcome& out) {
+  const size_t S = kNumParts * kStateColumns, O = static_cast<size_t>(obs_size());
+  buf_.reward[i] = out.reward;
+  buf_.step_updates[i] = out.updates;
+  buf_.terminated[i] = out.terminated;
+  buf_.finished[i] = out.finished;
+  buf_.truncated[i] = out.truncated;
+  std::memcpy(&buf_.terms[static_cast<size_t>(i) * kNumRewardTerms], out.terms, sizeof(out.terms));
+  write_state(i);
+  if (out.terminated || out.truncated) {
+    std::memcpy(&buf_.final_state[i * S], &buf_.state[i * S], S * sizeof(double));
+    std::memcpy(&buf_.final_obs[i * O], &buf_.obs[i * O], O * sizeof(float));
+    buf_.final_score[i] = buf_.score[i];
+    buf_.final_time[i] = buf_.score_time[i];
+    const uint8_t fallen = buf_.fallen[i], landed = buf_.jump_landed[i];
+    reset_env(i);
+    // Flags describe the step that just ended, not the fresh episode.
+    buf_.fallen[i] = fallen;
+    buf_.jump_landed[i] = landed;
   }
 }
 
 void BatchSim::step() {
   if (threads_ == 1) {
-    run_range(0, n_, *scratch_[0]);
+    run_range(0, n_, 0);
     return;
   }
   {
@@ -142,7 +169,7 @@ void BatchSim::step() {
   for (;;) {
     const int begin = next_chunk_.fetch_add(chunk_);
     if (begin >= n_) break;
-    run_range(begin, std::min(n_, begin + chunk_), *scratch_[0]);
+    run_range(begin, std::min(n_, begin + chunk_), 0);
   }
   std::unique_lock<std::mutex> lock(mu_);
   cv_done_.wait(lock, [this] { return pending_ == 0; });
@@ -160,7 +187,7 @@ void BatchSim::worker(int index) {
     for (;;) {
       const int begin = next_chunk_.fetch_add(chunk_);
       if (begin >= n_) break;
-      run_range(begin, std::min(n_, begin + chunk_), *scratch_[index]);
+      run_range(begin, std::min(n_, begin + chunk_), index);
     }
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -43,7 +43,10 @@ struct BatchBuffers {
 
 class BatchSim {
  public:
-  BatchSim(int num_envs, int num_threads, const EpisodeOptions& options, trig::Variant variant = trig::kFma);
+  // `lockstep`: step groups of four envs in lock step (lockstep.h) where the CPU can; the
+  // results are the same either way.
+  BatchSim(int num_envs, int num_threads, const EpisodeOptions& options, trig::Variant variant = trig::kFma,
+           bool lockstep = true);
   ~BatchSim();
   BatchSim(const BatchSim&) = delete;
   BatchSim& operator=(const BatchSim&) = delete;
@@ -58,6 +61,9 @@ class BatchSim {
 
   int num_envs() const { return n_; }
   int num_threads() const { return threads_; }
+  bool lockstep() const { return lockstep_; }
+  // Game updates whose joints were solved in the lanes since the batch was made.
+  uint64_t lane_updates() const;
   const EpisodeOptions& options() const { return options_; }
   int obs_size() const { return options_.frame_stack * kObsSize; }
   Game& game(int i) { return envs_[i].game(); }
@@ -65,15 +71,19 @@ class BatchSim {
   size_t bytes_per_env() const;
 
  private:
-  void run_range(int begin, int end, StepScratch& scratch);
+  void run_range(int begin, int end, int thread);
+  void record_step(int i, const StepOutcome& out);
   void worker(int index);
   void write_state(int i);
 
   int n_, threads_;
+  bool lockstep_;
   EpisodeOptions options_;
   std::unique_ptr<Game> initial_;
   std::vector<Env> envs_;
-  std::vector<std::unique_ptr<StepScratch>> scratch_;
+  std::vector<std::unique_ptr<StepScratch>> scratch_;  // kLanes per thread
+  static constexpr size_t kCounterStride = 8;  // one cache line per thread's counter
+  std::vector<uint64_t> lane_updates_;
   BatchBuffers buf_;
 
   std::vector<std::thread> pool_;

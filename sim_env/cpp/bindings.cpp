@@ -250,16 +250,23 @@ py::array_t<T> view(std::vector<T>& v, std::vector<py::ssize_t> shape, py::handl
 void bind_batch(py::module_& m) {
   py::class_<qwop::BatchSim>(m, "BatchSim", "N independent envs stepped in C++ on a thread pool, with auto-reset.")
       .def(py::init([](int num_envs, int num_threads, int frame_skip, double time_limit, int frame_stack,
-                       std::optional<Doubles> weights, const std::string& sincos) {
+                       std::optional<Doubles> weights, const std::string& sincos, bool lockstep) {
              return std::make_unique<qwop::BatchSim>(num_envs, num_threads,
                                                      episode_options(frame_skip, time_limit, frame_stack, weights),
-                                                     parse_sincos(sincos));
+                                                     parse_sincos(sincos), lockstep);
            }),
            py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0,
            py::arg("frame_stack") = 1, py::arg("weights") = py::none(), py::arg("sincos") = "fma",
+           py::arg("lockstep") = true,
            "weights: one per reward term (default: progress only); the reward buffer is their weighted sum. "
-           "sincos: 'fma' (the reference traces') or 'generic' (glibc without FMA).")
+           "sincos: 'fma' (the reference traces') or 'generic' (glibc without FMA). "
+           "lockstep: step groups of four envs together, their joints solved in SIMD lanes, where the CPU "
+           "has AVX2 and FMA (the same results; False steps each env on its own).")
       .def_property_readonly("sincos", [](qwop::BatchSim& b) { return sincos_name(b.game(0).world.trigVariant); })
+      .def_property_readonly("lockstep", &qwop::BatchSim::lockstep,
+                             "Whether groups of four envs step in lock step (asked for and the CPU can).")
+      .def_property_readonly("lane_updates", &qwop::BatchSim::lane_updates,
+                             "Game updates whose joints were solved in SIMD lanes since the batch was made.")
       .def("step", [](qwop::BatchSim& b, py::handle keys) {
              if (!keys.is_none()) {
                auto arr = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(keys);
@@ -532,19 +539,28 @@ PYBIND11_MODULE(_core, m) {
   bind_batch(m);
   bind_env(m);
   bind_game_set(m);
-  m.def("sincos", [](Doubles x, const std::string& variant) {
+  m.def("sincos", [](Doubles x, const std::string& variant, bool lanes) {
           const qwop::trig::Variant v = parse_sincos(variant);
           py::array_t<double> s(x.size()), c(x.size());
           const double* p = x.data();
           double* ps = s.mutable_data();
           double* pc = c.mutable_data();
+          bool ok = true;
           {
             py::gil_scoped_release release;
-            for (py::ssize_t i = 0; i < x.size(); ++i) qwop::trig::sincos(v, p[i], ps + i, pc + i);
+            if (lanes) {
+              ok = qwop::trig::sincos_lanes(v, p, ps, pc, static_cast<size_t>(x.size()));
+            } else {
+              for (py::ssize_t i = 0; i < x.size(); ++i) qwop::trig::sincos(v, p[i], ps + i, pc + i);
+            }
           }
+          if (!ok) throw std::runtime_error("this CPU cannot run the lanes (AVX2 and FMA)");
           return py::make_tuple(s, c);
-        }, py::arg("x"), py::arg("sincos") = "fma",
-        "The engine's own sin and cos of every element of x (flattened), as the chosen glibc variant computes them.");
+        }, py::arg("x"), py::arg("sincos") = "fma", py::arg("lanes") = false,
+        "The engine's own sin and cos of every element of x (flattened), as the chosen glibc variant computes them; "
+        "lanes=True computes them four at a time as the lock-step solver does (lockstep_available()).");
+  m.def("lockstep_available", &qwop::lockstep_available,
+        "Whether this build and CPU step batched games four at a time in SIMD lanes (x86-64 with AVX2 and FMA).");
   m.def("hardware_fma", &qwop::trig::hardware_fma, "Whether the 'fma' variant runs on the CPU's fused multiply-add.");
 
   m.def("observe", [](py::array_t<double, py::array::c_style | py::array::forcecast> state) {

@@ -356,6 +356,24 @@ class World {
   void step(double dt, int32_t velocityIterations, int32_t positionIterations,
             ContactListener* listener, StepScratch& scratch);
 
+  // step() in phases, for stepping several worlds in lock step (world_lockstep.cpp):
+  // begin_step, clear_island_flags, then every island (next_island_seed, build_island,
+  // island_prepare, the velocity iterations, island_integrate, the position iterations,
+  // island_sleep, release_island), end_solve, end_step. solve_islands does the islands in turn.
+  TimeStep begin_step(double dt, int32_t velocityIterations, int32_t positionIterations, ContactListener* listener,
+                      StepScratch& scratch);
+  void clear_island_flags();
+  int32_t next_island_seed() const;  // kNull when every awake body is in an island
+  void build_island(int32_t seed, StepScratch& s);
+  void solve_island(const TimeStep& step, StepScratch& s);  // prepare, iterations, integrate, sleep
+  void island_prepare(const TimeStep& step, StepScratch& s);
+  void island_integrate(const TimeStep& step, StepScratch& s);
+  void island_sleep(const TimeStep& step, StepScratch& s);
+  void release_island(const StepScratch& s);
+  void solve_islands(const TimeStep& step, StepScratch& s);
+  void end_solve(StepScratch& s);
+  void end_step(const TimeStep& step);
+
   void world_manifold(int32_t contact, WorldManifold& out) const;
 
   // Walk helpers for diagnostics.
@@ -411,9 +429,6 @@ class World {
   bool should_collide(int32_t b, int32_t other) const;
   void flag_contacts_for_filtering(int32_t bodyA, int32_t bodyB);
 
-  // solver
-  void solve(const TimeStep& step, StepScratch& s);
-  void solve_island(const TimeStep& step, StepScratch& s);
 
   Edge& joint_edge(int32_t code) { return code & 1 ? joints[code >> 1].edgeB : joints[code >> 1].edgeA; }
   Edge& contact_edge(int32_t code) { return code & 1 ? contacts[code >> 1].nodeB : contacts[code >> 1].nodeA; }
@@ -423,6 +438,8 @@ void collide_polygons(Manifold& manifold, const PolygonShape& polyA, const Trans
                       const PolygonShape& polyB, const Transform& xfB);
 
 // Revolute joint steps (ENGINE.md 14b).
+// The largest squared pivot error whose square root is within kLinearSlop (revolute_joint.cpp).
+extern const double kJointSquaredErrorBound;
 void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step);
 void joint_solve_velocity(World& w, RevoluteJoint& j, const TimeStep& step);
 bool joint_solve_position(World& w, RevoluteJoint& j);

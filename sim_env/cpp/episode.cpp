@@ -74,24 +74,62 @@ void Env::advance(const int8_t* keys, int n, StepScratch& scratch) {
 }
 
 StepOutcome Env::step(int32_t keys, StepScratch& scratch, int late_updates) {
-  const int want = episode_.updates_for_step();
-  const double t0 = game_.scoreTime;
-  const int32_t before = game_.keys;
-  int n = 0;
-  // As in real time: the page runs the late updates with the keys it still holds, then the
-  // step's own updates with the new keys.
-  const int total = want + late_updates;
-  while (n < total) {
-    game_.update(n < late_updates ? before : keys, scratch);
-    ++n;
-    if (game_.flags.gameEnded) break;
+  Env* const e[kLanes] = {this, nullptr, nullptr, nullptr};
+  const int32_t k[kLanes] = {keys, 0, 0, 0};
+  const int late[kLanes] = {late_updates, 0, 0, 0};
+  StepScratch* const s[kLanes] = {&scratch, nullptr, nullptr, nullptr};
+  StepOutcome out[kLanes];
+  step_envs(e, k, late, s, out);
+  return out[0];
+}
+
+int step_envs(Env* const e[kLanes], const int32_t keys[kLanes], const int late[kLanes],
+               StepScratch* const s[kLanes], StepOutcome out[kLanes]) {
+  int total[kLanes], n[kLanes], in_lanes = 0;
+  int32_t before[kLanes];
+  double t0[kLanes];
+  for (int i = 0; i < kLanes; ++i) {
+    n[i] = 0;
+    total[i] = 0;
+    if (e[i] == nullptr) continue;
+    const Game& g = e[i]->game_;
+    t0[i] = g.scoreTime;
+    before[i] = g.keys;
+    // As in real time: the page runs the late updates with the keys it still holds, then the
+    // step's own updates with the new keys.
+    total[i] = e[i]->episode_.updates_for_step() + late[i];
   }
-  double s[kNumParts * kStateColumns];
-  game_.body_state(s);
-  StepOutcome out;
-  episode_.end_step(s, game_.scoreTime - t0, game_.scoreTime, n, game_.flags.gameEnded, game_.flags.fallen,
-                    game_.finished(), &out);
-  return out;
+  for (;;) {
+    int running = 0;
+    int32_t k[kLanes];
+    for (int i = 0; i < kLanes; ++i) {
+      if (n[i] < total[i]) running |= 1 << i;
+      k[i] = n[i] < late[i] ? before[i] : keys[i];
+    }
+    if (running == 0) break;
+    if (running == (1 << kLanes) - 1) {
+      Game* const g[kLanes] = {&e[0]->game_, &e[1]->game_, &e[2]->game_, &e[3]->game_};
+      if (update_games_lockstep(g, k, s)) in_lanes += kLanes;
+    } else {
+      for (int i = 0; i < kLanes; ++i) {
+        if ((running >> i) & 1) e[i]->game_.update(k[i], *s[i]);
+      }
+    }
+    for (int i = 0; i < kLanes; ++i) {
+      if (!((running >> i) & 1)) continue;
+      ++n[i];
+      if (e[i]->game_.flags.gameEnded) total[i] = n[i];
+    }
+  }
+  for (int i = 0; i < kLanes; ++i) {
+    if (e[i] == nullptr) continue;
+    Game& g = e[i]->game_;
+    double st[kNumParts * kStateColumns];
+    g.body_state(st);
+    e[i]->episode_.end_step(st, g.scoreTime - t0[i], g.scoreTime, n[i], g.flags.gameEnded, g.flags.fallen,
+                            g.finished(), &out[i]);
+  }
+  return in_lanes;
 }
 
 }  // namespace qwop

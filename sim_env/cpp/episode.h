@@ -83,9 +83,18 @@ class Env {
   const Episode& episode() const { return episode_; }
 
  private:
+  friend int step_envs(Env* const e[kLanes], const int32_t keys[kLanes], const int late[kLanes],
+                        StepScratch* const s[kLanes], StepOutcome out[kLanes]);
+
   Game game_;
   Episode episode_;
   const Game* initial_;
 };
+
+// Env::step of up to four envs (null entries are skipped), their games updated in lock step
+// while all four run (lockstep.h); each env's outcome is what its own step() gives. Returns
+// how many game updates had their joints solved in the lanes.
+int step_envs(Env* const e[kLanes], const int32_t keys[kLanes], const int late[kLanes],
+               StepScratch* const s[kLanes], StepOutcome out[kLanes]);
 
 }  // namespace qwop

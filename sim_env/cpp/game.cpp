@@ -182,6 +182,33 @@ void Game::end_game() {
 }
 
 void Game::update(int32_t k, StepScratch& scratch) {
+  if (begin_update(k)) {
+    GameListener listener(this);
+    world.step(kStepDt, kVelocityIterations, kPositionIterations, &listener, scratch);
+  }
+  end_update();
+}
+
+bool update_games_lockstep(Game* const g[kLanes], const int32_t keys[kLanes], StepScratch* const s[kLanes]) {
+  bool all = true, lanes = false;
+  for (int i = 0; i < kLanes; ++i) all = g[i]->begin_update(keys[i]) && all;
+  if (all) {
+    GameListener l0(g[0]), l1(g[1]), l2(g[2]), l3(g[3]);
+    ContactListener* const listeners[kLanes] = {&l0, &l1, &l2, &l3};
+    World* const worlds[kLanes] = {&g[0]->world, &g[1]->world, &g[2]->world, &g[3]->world};
+    lanes = step_worlds_lockstep(worlds, listeners, s, kStepDt, kVelocityIterations, kPositionIterations);
+  } else {
+    for (int i = 0; i < kLanes; ++i) {
+      if (!g[i]->steps_world()) continue;
+      GameListener listener(g[i]);
+      g[i]->world.step(kStepDt, kVelocityIterations, kPositionIterations, &listener, *s[i]);
+    }
+  }
+  for (int i = 0; i < kLanes; ++i) g[i]->end_update();
+  return lanes;
+}
+
+bool Game::begin_update(int32_t k) {
   keys = k;
   ++updates;
   if (!flags.pause && !flags.gameEnded) scoreTime += kUpdateDt;
@@ -239,11 +266,10 @@ void Game::update(int32_t k, StepScratch& scratch) {
     J[joint[kLeftKnee]].motorSpeed = 0.0;
   }
 
-  if (flags.firstClick && !flags.pause) {
-    GameListener listener(this);
-    world.step(kStepDt, kVelocityIterations, kPositionIterations, &listener, scratch);
-  }
+  return steps_world();
+}
 
+void Game::end_update() {
   if (flags.firstClick) {
     const Vec2 c = part(kTorso).sweep.c;
     if (c.y < -5.0) {

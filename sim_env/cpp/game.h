@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "engine.h"
+#include "lockstep.h"
 #include "spec.h"
 
 namespace qwop {
@@ -58,6 +59,11 @@ struct Game {
   void click();
   // One game update with the given key mask held (0..15).
   void update(int32_t keys, StepScratch& scratch);
+  // update() in two halves around the world's step, for games updated in lock step:
+  // begin_update returns whether the world steps (steps_world()).
+  bool begin_update(int32_t keys);
+  void end_update();
+  bool steps_world() const { return flags.firstClick && !flags.pause; }
   // R released while `keys` are held: the original's reset(), including its own update.
   void reset(int32_t keys, StepScratch& scratch);
   // One session event (spec.h): a key mask is one update, kResetEventBase + mask is R
@@ -77,5 +83,9 @@ struct Game {
 };
 
 double js_round(double x);
+
+// update() of four games, their worlds stepped in lock step when all four step (lockstep.h);
+// returns whether the joints were solved in the lanes.
+bool update_games_lockstep(Game* const g[kLanes], const int32_t keys[kLanes], StepScratch* const s[kLanes]);
 
 }  // namespace qwop

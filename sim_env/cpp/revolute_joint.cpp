@@ -16,17 +16,21 @@ inline Vec2 lever(const Body& b, const Vec2& anchor) {
   return {R.col1.x * ox + R.col2.x * oy, R.col1.y * ox + R.col2.y * oy};
 }
 
+}  // namespace
+
 // The position solve reports success when sqrt(e) <= kLinearSlop, e the squared pivot
 // error. sqrt is correctly rounded and so never decreasing: that holds exactly when
 // e <= the largest double whose square root is still <= kLinearSlop (found once here),
 // which spares a square root on the solver's path.
-const double kSquaredErrorBound = [] {
+const double kJointSquaredErrorBound = [] {
   const double inf = std::numeric_limits<double>::infinity();
   double t = settings::kLinearSlop * settings::kLinearSlop;
   while (!(std::sqrt(t) <= settings::kLinearSlop)) t = std::nextafter(t, 0.0);
   while (std::sqrt(std::nextafter(t, inf)) <= settings::kLinearSlop) t = std::nextafter(t, inf);
   return t;
 }();
+
+namespace {
 
 inline Mat22 joint_k(double mA, double mB, double iA, double iB, const Vec2& rA, const Vec2& rB) {
   Mat22 K1, K2, K3, K;
@@ -213,7 +217,7 @@ bool joint_solve_position(World& w, RevoluteJoint& j) {
     sync_transform(w, j.bodyA);
     sync_transform(w, j.bodyB);
   }
-  return squaredError <= kSquaredErrorBound && angularError <= settings::kAngularSlop;
+  return squaredError <= kJointSquaredErrorBound && angularError <= settings::kAngularSlop;
 }
 
 }  // namespace qwop

@@ -25,6 +25,9 @@
 #include <cstring>
 
 #include "sincos_table.h"
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#include "trig_x4.h"
+#endif
 
 // Everything below is inlined into each variant's entry point, so that the FMA build's
 // fma() becomes the CPU's instruction where the entry point is compiled for it.
@@ -219,5 +222,36 @@ double cos(Variant v, double x) {
 }
 
 bool hardware_fma() { return dispatch().hw; }
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+namespace {
+template <bool F>
+QWOP_X4_TARGET void lanes(const double* x, double* s, double* c, std::size_t n) {
+  for (std::size_t i = 0; i < n; i += 4) {
+    alignas(32) double in[4] = {0.0, 0.0, 0.0, 0.0}, so[4], co[4];
+    const std::size_t m = n - i < 4 ? n - i : 4;
+    for (std::size_t k = 0; k < m; ++k) in[k] = x[i + k];
+    x4::V vs, vc;
+    x4::sincos<F>(_mm256_load_pd(in), &vs, &vc);
+    _mm256_store_pd(so, vs);
+    _mm256_store_pd(co, vc);
+    for (std::size_t k = 0; k < m; ++k) s[i + k] = so[k], c[i + k] = co[k];
+  }
+}
+}  // namespace
+
+bool sincos_lanes(Variant v, const double* x, double* s, double* c, std::size_t n) {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
+  if (v == kGeneric) {
+    lanes<false>(x, s, c, n);
+  } else {
+    lanes<true>(x, s, c, n);
+  }
+  return true;
+}
+#else
+bool sincos_lanes(Variant, const double*, double*, double*, std::size_t) { return false; }
+#endif
 
 }  // namespace qwop::trig

@@ -10,6 +10,7 @@
 // (World::trigVariant), fixed when it is built.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace qwop::trig {
@@ -23,6 +24,10 @@ enum Variant : uint8_t {
 void sincos(Variant v, double x, double* s, double* c);
 double sin(Variant v, double x);
 double cos(Variant v, double x);
+
+// sin and cos of x[0..n) four at a time, as the lock-step solver's lanes compute them
+// (trig_x4.h); returns false, computing nothing, where the CPU cannot run the lanes.
+bool sincos_lanes(Variant v, const double* x, double* s, double* c, std::size_t n);
 
 // Whether the FMA variant runs on the CPU's fused multiply-add (else on std::fma, exact but slower).
 bool hardware_fma();

@@ -11,6 +11,17 @@ namespace qwop {
 
 void World::step(double dt, int32_t velocityIterations, int32_t positionIterations,
                  ContactListener* listener, StepScratch& scratch) {
+  const TimeStep step = begin_step(dt, velocityIterations, positionIterations, listener, scratch);
+  if (step.dt > 0.0) {
+    clear_island_flags();
+    solve_islands(step, scratch);
+    end_solve(scratch);
+  }
+  end_step(step);
+}
+
+TimeStep World::begin_step(double dt, int32_t velocityIterations, int32_t positionIterations,
+                           ContactListener* listener, StepScratch& scratch) {
   if (flags & kWorldNewFixture) {
     find_new_contacts(&scratch);
     flags &= ~kWorldNewFixture;
@@ -24,65 +35,90 @@ void World::step(double dt, int32_t velocityIterations, int32_t positionIteratio
   step.dtRatio = inv_dt0 * dt;
   step.warmStarting = warmStarting;
   collide(listener);
-  if (step.dt > 0.0) solve(step, scratch);
+  return step;
+}
+
+void World::end_step(const TimeStep& step) {
   if (step.dt > 0.0) inv_dt0 = step.inv_dt;
   flags &= ~kWorldLocked;
 }
 
-void World::solve(const TimeStep& step, StepScratch& s) {
+void World::clear_island_flags() {
   for (int32_t b = bodyList; b != kNull; b = bodies[b].next) bodies[b].flags &= ~kBodyIsland;
   for (int32_t c = contactList; c != kNull; c = contacts[c].next) contacts[c].flags &= ~kContactIsland;
   for (int32_t j = jointList; j != kNull; j = joints[j].next) joints[j].islandFlag = false;
+}
 
+int32_t World::next_island_seed() const {
   for (int32_t seed = bodyList; seed != kNull; seed = bodies[seed].next) {
-    Body& sb = bodies[seed];
+    const Body& sb = bodies[seed];
     if (sb.flags & kBodyIsland) continue;
     if ((sb.flags & kBodyAwake) == 0 || (sb.flags & kBodyActive) == 0) continue;
     if (sb.type == kStaticBody) continue;
-    s.bodyCount = s.contactCount = s.jointCount = 0;
-    int32_t stackCount = 0;
-    s.stack[stackCount++] = seed;
-    sb.flags |= kBodyIsland;
-    while (stackCount > 0) {
-      const int32_t bi = s.stack[--stackCount];
-      Body& b = bodies[bi];
-      b.islandIndex = s.bodyCount;
-      s.bodies[s.bodyCount++] = bi;
-      if ((b.flags & kBodyAwake) == 0) set_awake(bi, true);
-      if (b.type == kStaticBody) continue;
-      for (int32_t e = b.contactList; e != kNull; e = contact_edge(e).next) {
-        Contact& c = contacts[e >> 1];
-        if (c.flags & kContactIsland) continue;
-        if ((c.flags & kContactSensor) || (c.flags & kContactEnabled) == 0 ||
-            (c.flags & kContactTouching) == 0) {
-          continue;
-        }
-        s.contacts[s.contactCount++] = e >> 1;
-        c.flags |= kContactIsland;
-        const int32_t other = contact_edge(e).other;
-        if (bodies[other].flags & kBodyIsland) continue;
-        s.stack[stackCount++] = other;
-        bodies[other].flags |= kBodyIsland;
-      }
-      for (int32_t e = b.jointList; e != kNull; e = joint_edge(e).next) {
-        RevoluteJoint& j = joints[e >> 1];
-        if (j.islandFlag) continue;
-        const int32_t other = joint_edge(e).other;
-        if ((bodies[other].flags & kBodyActive) == 0) continue;
-        s.joints[s.jointCount++] = e >> 1;
-        j.islandFlag = true;
-        if (bodies[other].flags & kBodyIsland) continue;
-        s.stack[stackCount++] = other;
-        bodies[other].flags |= kBodyIsland;
-      }
-    }
+    return seed;
+  }
+  return kNull;
+}
+
+// The seed loop visits the body list in order and skips flagged bodies, so taking the first
+// remaining seed each time visits the seeds the original's single pass does, in its order.
+void World::solve_islands(const TimeStep& step, StepScratch& s) {
+  for (int32_t seed = next_island_seed(); seed != kNull; seed = next_island_seed()) {
+    build_island(seed, s);
     solve_island(step, s);
-    for (int32_t i = 0; i < s.bodyCount; ++i) {
-      Body& b = bodies[s.bodies[i]];
-      if (b.type == kStaticBody) b.flags &= ~kBodyIsland;
+    release_island(s);
+  }
+}
+
+void World::build_island(int32_t seed, StepScratch& s) {
+  Body& sb = bodies[seed];
+  s.bodyCount = s.contactCount = s.jointCount = 0;
+  int32_t stackCount = 0;
+  s.stack[stackCount++] = seed;
+  sb.flags |= kBodyIsland;
+  while (stackCount > 0) {
+    const int32_t bi = s.stack[--stackCount];
+    Body& b = bodies[bi];
+    b.islandIndex = s.bodyCount;
+    s.bodies[s.bodyCount++] = bi;
+    if ((b.flags & kBodyAwake) == 0) set_awake(bi, true);
+    if (b.type == kStaticBody) continue;
+    for (int32_t e = b.contactList; e != kNull; e = contact_edge(e).next) {
+      Contact& c = contacts[e >> 1];
+      if (c.flags & kContactIsland) continue;
+      if ((c.flags & kContactSensor) || (c.flags & kContactEnabled) == 0 ||
+          (c.flags & kContactTouching) == 0) {
+        continue;
+      }
+      s.contacts[s.contactCount++] = e >> 1;
+      c.flags |= kContactIsland;
+      const int32_t other = contact_edge(e).other;
+      if (bodies[other].flags & kBodyIsland) continue;
+      s.stack[stackCount++] = other;
+      bodies[other].flags |= kBodyIsland;
+    }
+    for (int32_t e = b.jointList; e != kNull; e = joint_edge(e).next) {
+      RevoluteJoint& j = joints[e >> 1];
+      if (j.islandFlag) continue;
+      const int32_t other = joint_edge(e).other;
+      if ((bodies[other].flags & kBodyActive) == 0) continue;
+      s.joints[s.jointCount++] = e >> 1;
+      j.islandFlag = true;
+      if (bodies[other].flags & kBodyIsland) continue;
+      s.stack[stackCount++] = other;
+      bodies[other].flags |= kBodyIsland;
     }
   }
+}
 
+void World::release_island(const StepScratch& s) {
+  for (int32_t i = 0; i < s.bodyCount; ++i) {
+    Body& b = bodies[s.bodies[i]];
+    if (b.type == kStaticBody) b.flags &= ~kBodyIsland;
+  }
+}
+
+void World::end_solve(StepScratch& s) {
   for (int32_t b = bodyList; b != kNull; b = bodies[b].next) {
     const Body& body = bodies[b];
     if ((body.flags & kBodyAwake) == 0 || (body.flags & kBodyActive) == 0) continue;
@@ -94,6 +130,25 @@ void World::solve(const TimeStep& step, StepScratch& s) {
 
 
 void World::solve_island(const TimeStep& step, StepScratch& s) {
+  island_prepare(step, s);
+  for (int32_t it = 0; it < step.velocityIterations; ++it) {
+    for (int32_t i = 0; i < s.jointCount; ++i) joint_solve_velocity(*this, joints[s.joints[i]], step);
+    contact_solver_solve_velocity(*this, s);
+  }
+  island_integrate(step, s);
+  for (int32_t it = 0; it < step.positionIterations; ++it) {
+    const bool contactsOkay = contact_solver_solve_position(*this, s, settings::kContactBaumgarte);
+    bool jointsOkay = true;
+    for (int32_t i = 0; i < s.jointCount; ++i) {
+      const bool jointOkay = joint_solve_position(*this, joints[s.joints[i]]);
+      jointsOkay = jointsOkay && jointOkay;
+    }
+    if (contactsOkay && jointsOkay) break;
+  }
+  island_sleep(step, s);
+}
+
+void World::island_prepare(const TimeStep& step, StepScratch& s) {
   for (int32_t i = 0; i < s.bodyCount; ++i) {
     Body& b = bodies[s.bodies[i]];
     if (b.type != kDynamicBody) continue;
@@ -108,12 +163,10 @@ void World::solve_island(const TimeStep& step, StepScratch& s) {
   contact_solver_initialize(*this, s);
   contact_solver_warm_start(*this, s, step);
   for (int32_t i = 0; i < s.jointCount; ++i) joint_init_velocity(*this, joints[s.joints[i]], step);
-  for (int32_t it = 0; it < step.velocityIterations; ++it) {
-    for (int32_t i = 0; i < s.jointCount; ++i) joint_solve_velocity(*this, joints[s.joints[i]], step);
-    contact_solver_solve_velocity(*this, s);
-  }
-  contact_solver_finalize(*this, s);
+}
 
+void World::island_integrate(const TimeStep& step, StepScratch& s) {
+  contact_solver_finalize(*this, s);
   for (int32_t i = 0; i < s.bodyCount; ++i) {
     const int32_t bi = s.bodies[i];
     Body& b = bodies[bi];
@@ -149,16 +202,9 @@ void World::solve_island(const TimeStep& step, StepScratch& s) {
     sync_transform(*this, bi);
   }
 
-  for (int32_t it = 0; it < step.positionIterations; ++it) {
-    const bool contactsOkay = contact_solver_solve_position(*this, s, settings::kContactBaumgarte);
-    bool jointsOkay = true;
-    for (int32_t i = 0; i < s.jointCount; ++i) {
-      const bool jointOkay = joint_solve_position(*this, joints[s.joints[i]]);
-      jointsOkay = jointsOkay && jointOkay;
-    }
-    if (contactsOkay && jointsOkay) break;
-  }
+}
 
+void World::island_sleep(const TimeStep& step, StepScratch& s) {
   if (allowSleep) {
     double minSleepTime = kMaxValue;
     const double linTolSqr = settings::kLinearSleepTolerance * settings::kLinearSleepTolerance;

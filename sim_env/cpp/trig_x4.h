@@ -1,0 +1,163 @@
+// sin and cos of four arguments at once (AVX2), the same results bit for bit as trig.cpp's
+// scalar sincos for each argument, for the solver that runs four games in SIMD lanes.
+//
+// The scalar algorithm branches on the range of |x|; here every lane computes both of the
+// table path's functions (do_sin and do_cos) on the arguments its range calls for, and the
+// range masks pick each lane's result. Each lane's arithmetic is exactly the scalar one:
+// the same operations in the same order, products fused where the FMA variant fuses them
+// and nowhere else. Lanes outside the reduced ranges (|x| >= 105414350, infinities, NaN)
+// are computed by the scalar function.
+//
+// Only for translation units and functions compiled with QWOP_X4_TARGET; callers check
+// trig::x4_supported() at run time.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "sincos_table.h"
+#include "trig.h"
+
+#define QWOP_X4_TARGET __attribute__((target("avx2,fma")))
+#define QWOP_X4_INLINE __attribute__((target("avx2,fma"), always_inline)) inline
+
+namespace qwop::trig::x4 {
+
+using V = __m256d;
+
+// The scalar file's constants (trig.cpp), as doubles given by their bits' hex form.
+namespace k {
+constexpr double Sn3 = -0x1.5555555555515p-3, Sn5 = 0x1.11110e829872fp-7;
+constexpr double Cs2 = 0x1.0p-1, Cs4 = -0x1.5555555555535p-5, Cs6 = 0x1.6c16bedd9e239p-10;
+constexpr double S1 = -0x1.5555555555555p-3, S2 = 0x1.1111111110ecep-7, S3 = -0x1.a01a019db08b8p-13;
+constexpr double S4 = 0x1.71de27b9a7ed9p-19, S5 = -0x1.addffc2fcdf59p-26;
+constexpr double Big = 0x1.8p45, Hp0 = 0x1.921fb54442d18p+0, Hp1 = 0x1.1a62633145c07p-54;
+constexpr double HpInv = 0x1.45f306dc9c883p-1, ToInt = 0x1.8p52;
+constexpr double Mp1 = 0x1.921fb58000000p+0, Mp2 = -0x1.dde973c000000p-27;
+constexpr double Pp3 = -0x1.cb3b398000000p-55, Pp4 = -0x1.d747f23e32ed7p-83;
+constexpr double TaylorBelow = 0x1.020c49ba5e354p-3;
+// The scalar code's range tests on the high word of |x| (k < 0x3e400000 and so on), as
+// comparisons of |x| with the double whose high word is the bound and low word zero.
+constexpr double Below27 = 0x1.0p-27;             // 0x3e400000
+constexpr double Below26 = 0x1.0p-26;             // 0x3e500000
+constexpr double Range1 = 0x1.b6p-1;              // 0x3feb6000: 0.85546875
+constexpr double Range2 = 0x1.368fdp+1;           // 0x400368fd: 2.4262647628784180
+constexpr double Range3 = 0x1.921fbp+26;          // 0x419921fb: 105414348
+}  // namespace k
+
+QWOP_X4_INLINE V splat(double x) { return _mm256_set1_pd(x); }
+QWOP_X4_INLINE V vabs(V x) { return _mm256_andnot_pd(splat(-0.0), x); }
+QWOP_X4_INLINE V vneg(V x) { return _mm256_xor_pd(splat(-0.0), x); }
+QWOP_X4_INLINE V copysign(V mag, V sgn) {
+  return _mm256_or_pd(_mm256_andnot_pd(splat(-0.0), mag), _mm256_and_pd(splat(-0.0), sgn));
+}
+QWOP_X4_INLINE V select(V mask, V yes, V no) { return _mm256_blendv_pd(no, yes, mask); }
+QWOP_X4_INLINE V lt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+QWOP_X4_INLINE V le(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
+
+// a*b + c: one rounding in the FMA variant (F), two otherwise.
+template <bool F>
+QWOP_X4_INLINE V madd(V a, V b, V c) {
+  if constexpr (F) {
+    return _mm256_fmadd_pd(a, b, c);
+  } else {
+    return _mm256_add_pd(_mm256_mul_pd(a, b), c);
+  }
+}
+
+struct Lookup {
+  V r, sn, ssn, cs, ccs;
+};
+
+// Every lane's |x| must be below 0.86 (the table's range), which the callers ensure.
+QWOP_X4_INLINE Lookup lookup(V ax) {
+  const V u = _mm256_add_pd(splat(k::Big), ax);
+  const __m256i i = _mm256_slli_epi64(_mm256_and_si256(_mm256_castpd_si256(u), _mm256_set1_epi64x(0xffffffff)), 2);
+  const double* t = detail::kSinCosTable;
+  return {_mm256_sub_pd(ax, _mm256_sub_pd(u, splat(k::Big))), _mm256_i64gather_pd(t, i, 8),
+          _mm256_i64gather_pd(t + 1, i, 8), _mm256_i64gather_pd(t + 2, i, 8), _mm256_i64gather_pd(t + 3, i, 8)};
+}
+
+template <bool F>
+QWOP_X4_INLINE V do_sin(V x, V dx) {
+  const V xx = _mm256_mul_pd(x, x);
+  const V p = madd<F>(madd<F>(madd<F>(madd<F>(splat(k::S5), xx, splat(k::S4)), xx, splat(k::S3)), xx, splat(k::S2)),
+                      xx, splat(k::S1));
+  const V taylor = _mm256_add_pd(x, madd<F>(madd<F>(p, x, vneg(_mm256_mul_pd(splat(0.5), dx))), xx, dx));
+  const V ndx = select(le(x, _mm256_setzero_pd()), vneg(dx), dx);
+  const Lookup L = lookup(vabs(x));
+  const V r = L.r, rr = _mm256_mul_pd(r, r);
+  const V s = _mm256_add_pd(r, madd<F>(_mm256_mul_pd(r, rr), madd<F>(rr, splat(k::Sn5), splat(k::Sn3)), ndx));
+  const V c = madd<F>(r, ndx, _mm256_mul_pd(rr, madd<F>(rr, madd<F>(rr, splat(k::Cs6), splat(k::Cs4)), splat(k::Cs2))));
+  const V cor = madd<F>(L.cs, s, madd<F>(vneg(L.sn), c, madd<F>(s, L.ccs, L.ssn)));
+  const V table = copysign(_mm256_add_pd(L.sn, cor), x);
+  return select(lt(vabs(x), splat(k::TaylorBelow)), taylor, table);
+}
+
+template <bool F>
+QWOP_X4_INLINE V do_cos(V x, V dx) {
+  const V ndx = select(lt(x, _mm256_setzero_pd()), vneg(dx), dx);
+  const Lookup L = lookup(vabs(x));
+  const V r = _mm256_add_pd(L.r, ndx), rr = _mm256_mul_pd(r, r);
+  const V s = madd<F>(_mm256_mul_pd(r, rr), madd<F>(rr, splat(k::Sn5), splat(k::Sn3)), r);
+  const V c = _mm256_mul_pd(rr, madd<F>(rr, madd<F>(rr, splat(k::Cs6), splat(k::Cs4)), splat(k::Cs2)));
+  const V cor = madd<F>(vneg(L.sn), s, madd<F>(vneg(c), L.cs, madd<F>(vneg(s), L.ssn, L.ccs)));
+  return _mm256_add_pd(L.cs, cor);
+}
+
+// sin and cos of each lane of x, as trig::sincos(variant F ? kFma : kGeneric) gives them.
+template <bool F>
+QWOP_X4_INLINE void sincos(V x, V* s, V* c) {
+  const V ax = vabs(x);
+  if (_mm256_movemask_pd(lt(ax, splat(k::Range3))) != 0xf) {  // a lane the table cannot take
+    alignas(32) double in[4], so[4], co[4];
+    _mm256_store_pd(in, x);
+    for (int i = 0; i < 4; ++i) trig::sincos(F ? kFma : kGeneric, in[i], &so[i], &co[i]);
+    *s = _mm256_load_pd(so);
+    *c = _mm256_load_pd(co);
+    return;
+  }
+  const V m1 = lt(ax, splat(k::Range1));
+  const V m2 = lt(ax, splat(k::Range2));
+  // |x| < 2.426265: through t = pi/2 - |x|.
+  const V t = _mm256_sub_pd(splat(k::Hp0), ax);
+  const V a2 = _mm256_add_pd(t, splat(k::Hp1));
+  const V da2 = _mm256_add_pd(_mm256_sub_pd(t, a2), splat(k::Hp1));
+  // Otherwise x = n pi/2 + (a3 + da3) (glibc's reduce_sincos).
+  const V tt = madd<F>(x, splat(k::HpInv), splat(k::ToInt));
+  const V xn = _mm256_sub_pd(tt, splat(k::ToInt));
+  const V nxn = vneg(xn);
+  const V y = madd<F>(nxn, splat(k::Mp2), madd<F>(nxn, splat(k::Mp1), x));
+  const V t2 = madd<F>(nxn, splat(k::Pp3), y);
+  V da3 = madd<F>(nxn, splat(k::Pp3), _mm256_sub_pd(y, t2));
+  const V a3 = madd<F>(nxn, splat(k::Pp4), t2);
+  da3 = _mm256_add_pd(da3, madd<F>(nxn, splat(k::Pp4), _mm256_sub_pd(t2, a3)));
+  const __m256i n = _mm256_and_si256(_mm256_castpd_si256(tt), _mm256_set1_epi64x(3));
+
+  const V zero = _mm256_setzero_pd();
+  const V ps = select(m1, x, select(m2, a2, a3));
+  const V dps = select(m1, zero, select(m2, da2, da3));
+  const V pc = select(m1, x, select(m2, t, a3));
+  const V dpc = select(m1, zero, select(m2, splat(k::Hp1), da3));
+  const V ds = do_sin<F>(ps, dps);
+  const V dc = do_cos<F>(pc, dpc);
+
+  // Range 3: sin = (sa, ca, -sa, -ca)[n], cos = the same at n + 1.
+  const V odd = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(n, _mm256_set1_epi64x(1)), _mm256_set1_epi64x(1)));
+  const V neg_s = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(n, _mm256_set1_epi64x(2)), _mm256_set1_epi64x(2)));
+  const __m256i n1 = _mm256_add_epi64(n, _mm256_set1_epi64x(1));
+  const V neg_c = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(n1, _mm256_set1_epi64x(2)), _mm256_set1_epi64x(2)));
+  const V s3 = select(odd, dc, ds);
+  const V c3 = select(odd, ds, dc);
+  const V sin3 = select(neg_s, vneg(s3), s3);
+  const V cos3 = select(neg_c, vneg(c3), c3);
+
+  const V sin1 = select(lt(ax, splat(k::Below26)), x, ds);
+  const V cos1 = select(lt(ax, splat(k::Below27)), splat(1.0), dc);
+  *s = select(m1, sin1, select(m2, copysign(dc, x), sin3));
+  *c = select(m1, cos1, select(m2, ds, cos3));
+}
+
+}  // namespace qwop::trig::x4
