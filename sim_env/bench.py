@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from sim_env import GAME_BYTES, BatchSim, QwopSim, replay
+from sim_env import GAME_BYTES, BatchSim, QwopSim, lockstep_available, replay
 from sim_env.gaits import SHUFFLE, gait_keys
 
 # The original's engine in headless Chromium on this 2-core machine class (browser_env.bench),
@@ -72,8 +72,8 @@ def bench_python_loop(updates: int) -> float:
     return done / (time.perf_counter() - t0)
 
 
-def bench_batch(num_envs: int, num_threads: int, steps: int) -> float:
-    b = BatchSim(num_envs, num_threads)
+def bench_batch(num_envs: int, num_threads: int, steps: int, lockstep: bool = True) -> float:
+    b = BatchSim(num_envs, num_threads, lockstep=lockstep)
     cycle = gait_keys(SHUFFLE, 18).astype(np.int32)
     phase = np.arange(num_envs) % len(cycle)
     table = np.stack([cycle[(phase + t) % len(cycle)] for t in range(len(cycle))])
@@ -104,12 +104,19 @@ def main(argv: list[str] | None = None) -> int:
     envs = 256
     steps = max(20, int(400 * scale))
     rates = {}
+    lanes = "in lock step, joints in SIMD lanes" if lockstep_available() else "env by env: this CPU has no lanes"
     for th in sorted({1, 2, args.threads} - {0}):
         rates[th] = bench_batch(envs, th, steps)
         print(
             f"batch {envs} games, {th} thread(s):         {rates[th]:12,.0f} updates/s  "
             f"(x{rates[th] / rates[1]:.2f} vs 1 thread, {rates[th] / th:,.0f} per thread, "
-            f"{rates[th] / th / original:.1f}x the original per thread)"
+            f"{rates[th] / th / original:.1f}x the original per thread; {lanes})"
+        )
+    if lockstep_available():
+        alone = bench_batch(envs, 1, steps, lockstep=False)
+        print(
+            f"batch {envs} games, 1 thread, env by env: {alone:12,.0f} updates/s  "
+            f"(lockstep=False; the lock step is x{rates[1] / alone:.2f})"
         )
     b = BatchSim(1, 1)
     print(

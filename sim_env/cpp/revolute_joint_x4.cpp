@@ -23,6 +23,14 @@ QWOP_X4_INLINE V ld(const double* p0, const double* p1, const double* p2, const 
   return _mm256_set_pd(*p3, *p2, *p1, *p0);
 }
 QWOP_X4_INLINE void st(V v, double* p0, double* p1, double* p2, double* p3, int mask) {
+  if (mask == 15) {
+    const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
+    _mm_storel_pd(p0, lo);
+    _mm_storeh_pd(p1, lo);
+    _mm_storel_pd(p2, hi);
+    _mm_storeh_pd(p3, hi);
+    return;
+  }
   alignas(32) double t[4];
   _mm256_store_pd(t, v);
   if (mask & 1) *p0 = t[0];
@@ -43,10 +51,16 @@ QWOP_X4_INLINE V vmax(V a, V b) { return select(gt(a, b), a, b); }
 QWOP_X4_INLINE V vmin(V a, V b) { return select(gt(b, a), a, b); }
 QWOP_X4_INLINE V vclamp(V a, V lo, V hi) { return select(gt(lo, a), lo, select(gt(a, hi), hi, a)); }
 
-// Lanes whose joint j is in limit state s.
-QWOP_X4_INLINE V state_mask(World* const* W, int j, int32_t s) {
-  auto in = [&](int g) -> int64_t { return W[g]->joints[j].limitState == s ? -1 : 0; };
-  return _mm256_castsi256_pd(_mm256_set_epi64x(in(3), in(2), in(1), in(0)));
+// The lanes whose joint j is at its lower limit, at its upper limit, or has equal limits.
+struct LimitLanes {
+  V lower, upper, equal;
+};
+QWOP_X4_INLINE LimitLanes limit_lanes(World* const* W, int j) {
+  const __m256i s = _mm256_set_epi64x(W[3]->joints[j].limitState, W[2]->joints[j].limitState,
+                                      W[1]->joints[j].limitState, W[0]->joints[j].limitState);
+  return {_mm256_castsi256_pd(_mm256_cmpeq_epi64(s, _mm256_set1_epi64x(kAtLowerLimit))),
+          _mm256_castsi256_pd(_mm256_cmpeq_epi64(s, _mm256_set1_epi64x(kAtUpperLimit))),
+          _mm256_castsi256_pd(_mm256_cmpeq_epi64(s, _mm256_set1_epi64x(kEqualLimits)))};
 }
 
 }  // namespace
@@ -71,7 +85,8 @@ static QWOP_X4_TARGET void velocity_x4(World* const* W, int j, const TimeStep& s
   wA = sub(wA, mul(iA, sub(mul(rAx, PY), mul(rAy, PX))));
   vBx = add(vBx, mul(mB, PX)); vBy = add(vBy, mul(mB, PY));
   wB = add(wB, mul(iB, sub(mul(rBx, PY), mul(rBy, PX))));
-  const V eq = state_mask(W, j, kEqualLimits);
+  const LimitLanes limit = limit_lanes(W, j);
+  const V eq = limit.equal;
   const V motorMass = splat(J0.motorMass);
   if (J0.enableMotor) {
     const V on = _mm256_xor_pd(eq, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)));
@@ -86,7 +101,7 @@ static QWOP_X4_TARGET void velocity_x4(World* const* W, int j, const TimeStep& s
     wB = select(on, add(wB, mul(mul(iB, dt), mf)), wB);
   }
   if (J0.enableLimit) {
-    const V lo = state_mask(W, j, kAtLowerLimit), up = state_mask(W, j, kAtUpperLimit);
+    const V lo = limit.lower, up = limit.upper;
     const V on = _mm256_or_pd(eq, _mm256_or_pd(lo, up));
     const int onm = _mm256_movemask_pd(on);
     if (onm) {
@@ -147,7 +162,8 @@ static QWOP_X4_TARGET int position_x4(World* const* W, int j, int active) {
   aB = add(aB, mul(iB, sub(mul(rBx, impY), mul(rBy, impX))));
   V angularError = zero;
   if (J0.enableLimit) {
-    const V eq = state_mask(W, j, kEqualLimits), lo = state_mask(W, j, kAtLowerLimit), up = state_mask(W, j, kAtUpperLimit);
+    const LimitLanes limit = limit_lanes(W, j);
+    const V eq = limit.equal, lo = limit.lower, up = limit.upper;
     const V on = _mm256_or_pd(eq, _mm256_or_pd(lo, up));
     const int onm = _mm256_movemask_pd(on) & active;
     if (onm) {
