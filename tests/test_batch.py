@@ -200,3 +200,24 @@ def test_lane_sincos_equals_the_engines(variant: str) -> None:
     ls, lc = libm.sincos(x, variant, lanes=True)
     np.testing.assert_array_equal(ls.view(np.int64), s.view(np.int64))
     np.testing.assert_array_equal(lc.view(np.int64), c.view(np.int64))
+
+
+@LANES
+def test_game_set_expands_in_lock_step_with_the_same_results() -> None:
+    """A planner's expansion with groups of four children in the lanes: the same summaries and
+    the same kept games, byte for byte, as child by child (falls mid-group, a short last group,
+    parents that already ended, two threads)."""
+    rng = np.random.default_rng(4)
+    root = sim_env.GameSet()
+    first = root.expand(np.zeros(6, np.int32), _random_keys(150, 6, 9).T.astype(np.int8), keep=True)
+    parents = first["games"]
+    assert first["ended"].any() and not first["ended"].all()
+    n, horizon = 22, 90
+    parent = rng.integers(0, 6, n).astype(np.int32)
+    keys = np.where(rng.random((n, horizon)) < 0.7, 5, rng.integers(0, 16, (n, horizon))).astype(np.int8)
+    got = parents.expand(parent, keys, threads=2, keep=True, lockstep=True)
+    ref = parents.expand(parent, keys, threads=2, keep=True, lockstep=False)
+    for name in ("state", "score_time", "score", "updates", "ended", "fallen", "landed"):
+        assert got[name].tobytes() == ref[name].tobytes(), name
+    for i in range(n):
+        assert got["games"].snapshot(i) == ref["games"].snapshot(i), f"child {i}"

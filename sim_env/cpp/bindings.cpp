@@ -431,7 +431,8 @@ void bind_game_set(py::module_& m) {
              return s.select(p, static_cast<size_t>(idx.size()));
            }, py::arg("indices"), "The games at `indices`, in that order (a new set).")
       .def("expand", [](const qwop::GameSet& s, py::array_t<int32_t, py::array::c_style | py::array::forcecast> parent,
-                        py::array_t<int8_t, py::array::c_style | py::array::forcecast> keys, int threads, bool keep) {
+                        py::array_t<int8_t, py::array::c_style | py::array::forcecast> keys, int threads, bool keep,
+                        bool lockstep) {
              if (keys.ndim() != 2 || parent.ndim() != 1 || keys.shape(0) != parent.shape(0)) {
                throw py::value_error("expand takes parent (N,) and keys (N, horizon) arrays");
              }
@@ -450,7 +451,7 @@ void bind_game_set(py::module_& m) {
              auto kept = std::make_unique<qwop::GameSet>();
              {
                py::gil_scoped_release release;
-               s.expand(p, k, n, horizon, threads, out.data(), keep ? kept.get() : nullptr);
+               s.expand(p, k, n, horizon, threads, out.data(), keep ? kept.get() : nullptr, lockstep);
              }
              py::array_t<double> state({static_cast<py::ssize_t>(n), py::ssize_t(kNumParts), py::ssize_t(kStateColumns)});
              py::array_t<double> time(n), score(n);
@@ -477,8 +478,10 @@ void bind_game_set(py::module_& m) {
              d["games"] = keep ? py::cast(std::move(*kept)) : py::none();
              return d;
            }, py::arg("parent"), py::arg("keys"), py::arg("threads") = 1, py::arg("keep") = false,
+           py::arg("lockstep") = true,
            "For each row c: copy game parent[c], run keys[c] (stopping when the game ends); returns where each ended "
-           "(state, score_time, score, updates, ended, fallen, landed) and, with keep, the new games as a GameSet.");
+           "(state, score_time, score, updates, ended, fallen, landed) and, with keep, the new games as a GameSet. "
+           "lockstep: groups of four rows run together, joints in SIMD lanes, where the CPU can (the same results).");
 }
 
 }  // namespace

@@ -34,9 +34,10 @@ class GameSet {
 
   // For each child c < n: copy games[parent[c]], run keys[c * horizon + t] for t < horizon
   // (stopping after the update that ends the game), write out[c]; with `keep`, the
-  // children's games are stored in keep (in child order).
+  // children's games are stored in keep (in child order). With `lockstep`, groups of four
+  // children run in lock step where the CPU can (lockstep.h): the same results.
   void expand(const int32_t* parent, const int8_t* keys, size_t n, int horizon, int threads, RunSummary* out,
-              GameSet* keep) const;
+              GameSet* keep, bool lockstep = true) const;
 
  private:
   std::vector<Game> games_;
