@@ -366,7 +366,7 @@ class World {
   int32_t next_island_seed() const;  // kNull when every awake body is in an island
   void build_island(int32_t seed, StepScratch& s);
   void solve_island(const TimeStep& step, StepScratch& s);  // prepare, iterations, integrate, sleep
-  void island_prepare(const TimeStep& step, StepScratch& s);
+  void island_prepare(const TimeStep& step, StepScratch& s, bool with_joints = true);
   void island_integrate(const TimeStep& step, StepScratch& s);
   void island_sleep(const TimeStep& step, StepScratch& s);
   void release_island(const StepScratch& s);

@@ -27,10 +27,11 @@ bool lockstep_available();
 bool step_worlds_lockstep(World* const w[kLanes], ContactListener* const listeners[kLanes],
                           StepScratch* const s[kLanes], double dt, int32_t vi, int32_t pi);
 
-// The lanes' revolute joint solves (revolute_joint_x4.cpp): joint_solve_velocity and
-// joint_solve_position (revolute_joint.cpp) for joint `j` of each world. The position solve
+// The lanes' revolute joint steps (revolute_joint_x4.cpp): joint_init_velocity,
+// joint_solve_velocity and joint_solve_position (revolute_joint.cpp) for joint `j` of each world. The position solve
 // changes only the worlds whose bit is set in `active` and returns the bits of the worlds
 // whose joint is within tolerance.
+void joint_init_velocity_x4(World* const w[kLanes], int32_t j, const TimeStep& step);
 void joint_solve_velocity_x4(World* const w[kLanes], int32_t j, const TimeStep& step);
 int joint_solve_position_x4(World* const w[kLanes], int32_t j, int active);
 

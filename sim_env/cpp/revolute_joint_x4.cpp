@@ -63,7 +63,107 @@ QWOP_X4_INLINE LimitLanes limit_lanes(World* const* W, int j) {
           _mm256_castsi256_pd(_mm256_cmpeq_epi64(s, _mm256_set1_epi64x(kEqualLimits)))};
 }
 
+// revolute_joint.cpp's joint_k, lane by lane: K = K1 + K2 + K3 (col1.y and col2.x are the
+// same sum: 0 + -iA rA.x rA.y + -iB rB.x rB.y).
+struct Mat22x4 {
+  V c1x, c1y, c2x, c2y;
+};
+QWOP_X4_INLINE Mat22x4 joint_k(V mA, V mB, V iA, V iB, V rAx, V rAy, V rBx, V rBy) {
+  const V mAB = add(mA, mB), zero = _mm256_setzero_pd();
+  const V k2_11 = mul(mul(iA, rAy), rAy), k2_21 = mul(mul(vneg(iA), rAx), rAy), k2_22 = mul(mul(iA, rAx), rAx);
+  const V k3_11 = mul(mul(iB, rBy), rBy), k3_21 = mul(mul(vneg(iB), rBx), rBy), k3_22 = mul(mul(iB, rBx), rBx);
+  const V off = add(add(zero, k2_21), k3_21);
+  return {add(add(mAB, k2_11), k3_11), off, off, add(add(mAB, k2_22), k3_22)};
+}
+
+// The body's rotation times (anchor - local centre), the lever arm (revolute_joint.cpp's lever).
+QWOP_X4_INLINE void lever(World* const* W, int body, const Vec2& anchor, V* rx, V* ry) {
+  const Vec2& lc = W[0]->bodies[body].sweep.localCenter;
+  const V ox = splat(anchor.x - lc.x), oy = splat(anchor.y - lc.y);
+  *rx = add(mul(GATHER(bodies[body].xf.R.col1.x), ox), mul(GATHER(bodies[body].xf.R.col2.x), oy));
+  *ry = add(mul(GATHER(bodies[body].xf.R.col1.y), ox), mul(GATHER(bodies[body].xf.R.col2.y), oy));
+}
+
+// What every solve of joint j starts from: its bodies, their masses (shared by the lanes)
+// and the lever arms from the bodies' current rotations.
+struct JointLanes {
+  int a, b;
+  V mA, mB, iA, iB, rAx, rAy, rBx, rBy;
+};
+QWOP_X4_INLINE JointLanes joint_lanes(World* const* W, int j) {
+  const RevoluteJoint& J0 = W[0]->joints[j];
+  const Body& A0 = W[0]->bodies[J0.bodyA];
+  const Body& B0 = W[0]->bodies[J0.bodyB];
+  JointLanes L{J0.bodyA, J0.bodyB, splat(A0.invMass), splat(B0.invMass), splat(A0.invI), splat(B0.invI), {}, {}, {}, {}};
+  lever(W, L.a, J0.localAnchor1, &L.rAx, &L.rAy);
+  lever(W, L.b, J0.localAnchor2, &L.rBx, &L.rBy);
+  return L;
+}
+
 }  // namespace
+
+// joint_init_velocity for joint j of the four worlds: the arithmetic in lanes, the limit
+// state's bookkeeping world by world (it only sets flags and zeroes forces).
+static QWOP_X4_TARGET void init_x4(World* const* W, int j, const TimeStep& step) {
+  const JointLanes L = joint_lanes(W, j);
+  const int a = L.a, b = L.b;
+  const V mA = L.mA, mB = L.mB, iA = L.iA, iB = L.iB, rAx = L.rAx, rAy = L.rAy, rBx = L.rBx, rBy = L.rBy;
+  SCATTER(rAx, joints[j].rA.x, 15);
+  SCATTER(rAy, joints[j].rA.y, 15);
+  SCATTER(rBx, joints[j].rB.x, 15);
+  SCATTER(rBy, joints[j].rB.y, 15);
+  const Mat22x4 K = joint_k(mA, mB, iA, iB, rAx, rAy, rBx, rBy);
+  const V zero = _mm256_setzero_pd();
+  V det = sub(mul(K.c1x, K.c2y), mul(K.c2x, K.c1y));
+  det = select(_mm256_cmp_pd(det, zero, _CMP_NEQ_UQ), _mm256_div_pd(splat(1.0), det), det);
+  SCATTER(mul(det, K.c2y), joints[j].pivotMass.col1.x, 15);
+  SCATTER(mul(vneg(det), K.c2x), joints[j].pivotMass.col2.x, 15);
+  SCATTER(mul(vneg(det), K.c1y), joints[j].pivotMass.col1.y, 15);
+  SCATTER(mul(det, K.c1x), joints[j].pivotMass.col2.y, 15);
+  const double motorMass = 1.0 / (W[0]->bodies[a].invI + W[0]->bodies[b].invI);
+  for (int g = 0; g < kLanes; ++g) {
+    RevoluteJoint& J = W[g]->joints[j];
+    J.motorMass = motorMass;
+    if (!J.enableMotor) J.motorForce = 0.0;
+    if (J.enableLimit) {
+      const double jointAngle = (W[g]->bodies[b].sweep.a - W[g]->bodies[a].sweep.a) - J.referenceAngle;
+      if (b2abs(J.upperAngle - J.lowerAngle) < 2.0 * settings::kAngularSlop) {
+        J.limitState = kEqualLimits;
+      } else if (jointAngle <= J.lowerAngle) {
+        if (J.limitState != kAtLowerLimit) J.limitForce = 0.0;
+        J.limitState = kAtLowerLimit;
+      } else if (jointAngle >= J.upperAngle) {
+        if (J.limitState != kAtUpperLimit) J.limitForce = 0.0;
+        J.limitState = kAtUpperLimit;
+      } else {
+        J.limitState = kInactiveLimit;
+        J.limitForce = 0.0;
+      }
+    } else {
+      J.limitForce = 0.0;
+    }
+    if (!step.warmStarting) {
+      J.pivotForce = {0.0, 0.0};
+      J.motorForce = 0.0;
+      J.limitForce = 0.0;
+    }
+    J.limitPositionImpulse = 0.0;
+  }
+  if (step.warmStarting) {
+    const V dt = splat(step.dt);
+    const V Fx = GATHER(joints[j].pivotForce.x), Fy = GATHER(joints[j].pivotForce.y);
+    const V motor = GATHER(joints[j].motorForce), limit = GATHER(joints[j].limitForce);
+    const V dmA = mul(dt, mA), dmB = mul(dt, mB), diA = mul(dt, iA), diB = mul(dt, iB);
+    SCATTER(sub(GATHER(bodies[a].linearVelocity.x), mul(dmA, Fx)), bodies[a].linearVelocity.x, 15);
+    SCATTER(sub(GATHER(bodies[a].linearVelocity.y), mul(dmA, Fy)), bodies[a].linearVelocity.y, 15);
+    SCATTER(sub(GATHER(bodies[a].angularVelocity), mul(diA, add(add(sub(mul(rAx, Fy), mul(rAy, Fx)), motor), limit))),
+            bodies[a].angularVelocity, 15);
+    SCATTER(add(GATHER(bodies[b].linearVelocity.x), mul(dmB, Fx)), bodies[b].linearVelocity.x, 15);
+    SCATTER(add(GATHER(bodies[b].linearVelocity.y), mul(dmB, Fy)), bodies[b].linearVelocity.y, 15);
+    SCATTER(add(GATHER(bodies[b].angularVelocity), mul(diB, add(add(sub(mul(rBx, Fy), mul(rBy, Fx)), motor), limit))),
+            bodies[b].angularVelocity, 15);
+  }
+}
 
 static QWOP_X4_TARGET void velocity_x4(World* const* W, int j, const TimeStep& step) {
   const int a = W[0]->joints[j].bodyA, b = W[0]->joints[j].bodyB;
@@ -123,34 +223,20 @@ static QWOP_X4_TARGET void velocity_x4(World* const* W, int j, const TimeStep& s
 // Returns the lanes whose joint is within tolerance (bit mask); only lanes in `active` change.
 template <bool F>
 static QWOP_X4_TARGET int position_x4(World* const* W, int j, int active) {
-  const int a = W[0]->joints[j].bodyA, b = W[0]->joints[j].bodyB;
+  const JointLanes L = joint_lanes(W, j);
+  const int a = L.a, b = L.b;
+  const V mA = L.mA, mB = L.mB, iA = L.iA, iB = L.iB, rAx = L.rAx, rAy = L.rAy, rBx = L.rBx, rBy = L.rBy;
   const RevoluteJoint& J0 = W[0]->joints[j];
   const Body& A0 = W[0]->bodies[a];
   const Body& B0 = W[0]->bodies[b];
-  const V mA = splat(A0.invMass), mB = splat(B0.invMass), iA = splat(A0.invI), iB = splat(B0.invI);
-  // lever: R * (anchor - localCenter); R = [c -s; s c] as stored (col1 = (c, s), col2 = (-s, c)).
-  const V oAx = splat(J0.localAnchor1.x - A0.sweep.localCenter.x), oAy = splat(J0.localAnchor1.y - A0.sweep.localCenter.y);
-  const V oBx = splat(J0.localAnchor2.x - B0.sweep.localCenter.x), oBy = splat(J0.localAnchor2.y - B0.sweep.localCenter.y);
-  const V cA = GATHER(bodies[a].xf.R.col1.x), sA = GATHER(bodies[a].xf.R.col1.y);
-  const V c2xA = GATHER(bodies[a].xf.R.col2.x), c2yA = GATHER(bodies[a].xf.R.col2.y);
-  const V cB = GATHER(bodies[b].xf.R.col1.x), sB = GATHER(bodies[b].xf.R.col1.y);
-  const V c2xB = GATHER(bodies[b].xf.R.col2.x), c2yB = GATHER(bodies[b].xf.R.col2.y);
-  const V rAx = add(mul(cA, oAx), mul(c2xA, oAy)), rAy = add(mul(sA, oAx), mul(c2yA, oAy));
-  const V rBx = add(mul(cB, oBx), mul(c2xB, oBy)), rBy = add(mul(sB, oBx), mul(c2yB, oBy));
   V cAx = GATHER(bodies[a].sweep.c.x), cAy = GATHER(bodies[a].sweep.c.y), aA = GATHER(bodies[a].sweep.a);
   V cBx = GATHER(bodies[b].sweep.c.x), cBy = GATHER(bodies[b].sweep.c.y), aB = GATHER(bodies[b].sweep.a);
   const V ptpCX = sub(add(cBx, rBx), add(cAx, rAx));
   const V ptpCY = sub(add(cBy, rBy), add(cAy, rAy));
   const V squaredError = add(mul(ptpCX, ptpCX), mul(ptpCY, ptpCY));
-  // K = K1 + K2 + K3 as joint_k computes it.
-  const V mAB = add(mA, mB);
-  const V k2_11 = mul(mul(iA, rAy), rAy), k2_21 = mul(mul(vneg(iA), rAx), rAy), k2_22 = mul(mul(iA, rAx), rAx);
-  const V k3_11 = mul(mul(iB, rBy), rBy), k3_21 = mul(mul(vneg(iB), rBx), rBy), k3_22 = mul(mul(iB, rBx), rBx);
+  const Mat22x4 K = joint_k(mA, mB, iA, iB, rAx, rAy, rBx, rBy);
+  const V K11 = K.c1x, K21 = K.c1y, K12 = K.c2x, K22 = K.c2y;
   const V zero = _mm256_setzero_pd();
-  const V K11 = add(add(mAB, k2_11), k3_11);        // col1.x
-  const V K21 = add(add(zero, k2_21), k3_21);       // col1.y
-  const V K12 = add(add(zero, k2_21), k3_21);       // col2.x
-  const V K22 = add(add(mAB, k2_22), k3_22);        // col2.y
   V det = sub(mul(K11, K22), mul(K12, K21));
   det = select(_mm256_cmp_pd(det, zero, _CMP_NEQ_UQ), _mm256_div_pd(splat(1.0), det), det);
   const V bx = vneg(ptpCX), by = vneg(ptpCY);
@@ -213,6 +299,8 @@ static QWOP_X4_TARGET int position_x4(World* const* W, int j, int active) {
   const V ok = _mm256_and_pd(le(squaredError, splat(kJointSquaredErrorBound)), le(angularError, splat(settings::kAngularSlop)));
   return _mm256_movemask_pd(ok);
 }
+
+void joint_init_velocity_x4(World* const w[kLanes], int32_t j, const TimeStep& step) { init_x4(w, j, step); }
 
 void joint_solve_velocity_x4(World* const w[kLanes], int32_t j, const TimeStep& step) { velocity_x4(w, j, step); }
 

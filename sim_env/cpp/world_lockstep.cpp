@@ -19,7 +19,9 @@ bool lanes_agree(World* const w[kLanes], StepScratch* const s[kLanes]) {
   for (int g = 1; g < kLanes; ++g) {
     const World& wg = *w[g];
     const StepScratch& sg = *s[g];
-    if (wg.trigVariant != w0.trigVariant || sg.jointCount != s0.jointCount) return false;
+    if (wg.trigVariant != w0.trigVariant || wg.warmStarting != w0.warmStarting || sg.jointCount != s0.jointCount) {
+      return false;
+    }
     for (int32_t i = 0; i < s0.jointCount; ++i) {
       const int32_t j = s0.joints[i];
       if (sg.joints[i] != j) return false;
@@ -56,6 +58,7 @@ bool lockstep_available() {
 }
 #else
 bool lockstep_available() { return false; }
+void joint_init_velocity_x4(World* const[kLanes], int32_t, const TimeStep&) {}
 void joint_solve_velocity_x4(World* const[kLanes], int32_t, const TimeStep&) {}
 int joint_solve_position_x4(World* const[kLanes], int32_t, int) { return 0; }
 #endif
@@ -100,7 +103,8 @@ bool step_worlds_lockstep(World* const w[kLanes], ContactListener* const listene
 
   // As World::solve_island, phase by phase for the four worlds.
   const StepScratch& s0 = *s[0];
-  for (int g = 0; g < kLanes; ++g) w[g]->island_prepare(step[g], *s[g]);
+  for (int g = 0; g < kLanes; ++g) w[g]->island_prepare(step[g], *s[g], false);
+  for (int32_t i = 0; i < s0.jointCount; ++i) joint_init_velocity_x4(w, s0.joints[i], step[0]);
   for (int32_t it = 0; it < vi; ++it) {
     for (int32_t i = 0; i < s0.jointCount; ++i) joint_solve_velocity_x4(w, s0.joints[i], step[0]);
     for (int g = 0; g < kLanes; ++g) contact_solver_solve_velocity(*w[g], *s[g]);

@@ -148,7 +148,7 @@ void World::solve_island(const TimeStep& step, StepScratch& s) {
   island_sleep(step, s);
 }
 
-void World::island_prepare(const TimeStep& step, StepScratch& s) {
+void World::island_prepare(const TimeStep& step, StepScratch& s, bool with_joints) {
   for (int32_t i = 0; i < s.bodyCount; ++i) {
     Body& b = bodies[s.bodies[i]];
     if (b.type != kDynamicBody) continue;
@@ -162,6 +162,7 @@ void World::island_prepare(const TimeStep& step, StepScratch& s) {
   }
   contact_solver_initialize(*this, s);
   contact_solver_warm_start(*this, s, step);
+  if (!with_joints) return;
   for (int32_t i = 0; i < s.jointCount; ++i) joint_init_velocity(*this, joints[s.joints[i]], step);
 }
 
