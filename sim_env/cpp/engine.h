@@ -373,6 +373,9 @@ class World {
   void solve_islands(const TimeStep& step, StepScratch& s);
   void end_solve(StepScratch& s);
   void end_step(const TimeStep& step);
+  // Asks the CPU to start loading what a step reads first (bodies, joints, tree): a batch
+  // calls it for the next games while it steps these (batch.cpp).
+  void prefetch() const;
 
   void world_manifold(int32_t contact, WorldManifold& out) const;
 

@@ -38,6 +38,17 @@ TimeStep World::begin_step(double dt, int32_t velocityIterations, int32_t positi
   return step;
 }
 
+void World::prefetch() const {
+#if defined(__GNUC__) || defined(__clang__)
+  auto lines = [](const void* p, size_t n) {
+    for (size_t o = 0; o < n; o += 64) __builtin_prefetch(static_cast<const char*>(p) + o);
+  };
+  lines(bodies, sizeof(bodies));
+  lines(joints, sizeof(joints));
+  lines(&tree, sizeof(tree));
+#endif
+}
+
 void World::end_step(const TimeStep& step) {
   if (step.dt > 0.0) inv_dt0 = step.inv_dt;
   flags &= ~kWorldLocked;
