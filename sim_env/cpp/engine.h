@@ -444,6 +444,9 @@ void collide_polygons(Manifold& manifold, const PolygonShape& polyA, const Trans
 // The largest squared pivot error whose square root is within kLinearSlop (revolute_joint.cpp).
 extern const double kJointSquaredErrorBound;
 void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step);
+// The motor and limit bookkeeping of joint_init_velocity (motor force, limit state and force),
+// from the two bodies' sweep angles.
+void joint_init_limits(RevoluteJoint& j, double angleA, double angleB);
 void joint_solve_velocity(World& w, RevoluteJoint& j, const TimeStep& step);
 bool joint_solve_position(World& w, RevoluteJoint& j);
 

@@ -54,6 +54,27 @@ inline Mat22 joint_k(double mA, double mB, double iA, double iB, const Vec2& rA,
 }
 }  // namespace
 
+void joint_init_limits(RevoluteJoint& j, double angleA, double angleB) {
+  if (!j.enableMotor) j.motorForce = 0.0;
+  if (j.enableLimit) {
+    const double jointAngle = (angleB - angleA) - j.referenceAngle;
+    if (b2abs(j.upperAngle - j.lowerAngle) < 2.0 * settings::kAngularSlop) {
+      j.limitState = kEqualLimits;
+    } else if (jointAngle <= j.lowerAngle) {
+      if (j.limitState != kAtLowerLimit) j.limitForce = 0.0;
+      j.limitState = kAtLowerLimit;
+    } else if (jointAngle >= j.upperAngle) {
+      if (j.limitState != kAtUpperLimit) j.limitForce = 0.0;
+      j.limitState = kAtUpperLimit;
+    } else {
+      j.limitState = kInactiveLimit;
+      j.limitForce = 0.0;
+    }
+  } else {
+    j.limitForce = 0.0;
+  }
+}
+
 void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step) {
   Body& A = w.bodies[j.bodyA];
   Body& B = w.bodies[j.bodyB];
@@ -70,24 +91,7 @@ void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step) {
     j.pivotMass.col2.y = det * K.col1.x;
   }
   j.motorMass = 1.0 / (iA + iB);
-  if (!j.enableMotor) j.motorForce = 0.0;
-  if (j.enableLimit) {
-    const double jointAngle = (B.sweep.a - A.sweep.a) - j.referenceAngle;
-    if (b2abs(j.upperAngle - j.lowerAngle) < 2.0 * settings::kAngularSlop) {
-      j.limitState = kEqualLimits;
-    } else if (jointAngle <= j.lowerAngle) {
-      if (j.limitState != kAtLowerLimit) j.limitForce = 0.0;
-      j.limitState = kAtLowerLimit;
-    } else if (jointAngle >= j.upperAngle) {
-      if (j.limitState != kAtUpperLimit) j.limitForce = 0.0;
-      j.limitState = kAtUpperLimit;
-    } else {
-      j.limitState = kInactiveLimit;
-      j.limitForce = 0.0;
-    }
-  } else {
-    j.limitForce = 0.0;
-  }
+  joint_init_limits(j, A.sweep.a, B.sweep.a);
   if (step.warmStarting) {
     const Vec2 F = j.pivotForce;
     A.linearVelocity.x -= (step.dt * mA) * F.x;

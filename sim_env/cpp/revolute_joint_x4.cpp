@@ -124,24 +124,7 @@ static QWOP_X4_TARGET void init_x4(World* const* W, int j, const TimeStep& step)
   for (int g = 0; g < kLanes; ++g) {
     RevoluteJoint& J = W[g]->joints[j];
     J.motorMass = motorMass;
-    if (!J.enableMotor) J.motorForce = 0.0;
-    if (J.enableLimit) {
-      const double jointAngle = (W[g]->bodies[b].sweep.a - W[g]->bodies[a].sweep.a) - J.referenceAngle;
-      if (b2abs(J.upperAngle - J.lowerAngle) < 2.0 * settings::kAngularSlop) {
-        J.limitState = kEqualLimits;
-      } else if (jointAngle <= J.lowerAngle) {
-        if (J.limitState != kAtLowerLimit) J.limitForce = 0.0;
-        J.limitState = kAtLowerLimit;
-      } else if (jointAngle >= J.upperAngle) {
-        if (J.limitState != kAtUpperLimit) J.limitForce = 0.0;
-        J.limitState = kAtUpperLimit;
-      } else {
-        J.limitState = kInactiveLimit;
-        J.limitForce = 0.0;
-      }
-    } else {
-      J.limitForce = 0.0;
-    }
+    joint_init_limits(J, W[g]->bodies[a].sweep.a, W[g]->bodies[b].sweep.a);
     if (!step.warmStarting) {
       J.pivotForce = {0.0, 0.0};
       J.motorForce = 0.0;
