@@ -487,12 +487,13 @@ def test_a_run_stopped_by_minutes_still_runs_its_schedules(tmp_path):
     from agents.train import ScheduleHorizon, StopAfterMinutes, build_model, make_env
 
     cfg = load_config(
-        None, ['algo.name="pddqn"', "batch.num_envs=4", "run.total_timesteps=2000", "algo.learning_starts=100"]
+        None, ['algo.name="pddqn"', "batch.num_envs=4", "run.total_timesteps=400", "algo.learning_starts=100"]
     )
     model = build_model(cfg, make_env(cfg), None)
+    # 3 s: a slow, shared machine still runs well past the 400-step horizon (about 2,000 steps).
     cb = CallbackList([StopAfterMinutes(0.05), ScheduleHorizon(cfg.run.total_timesteps)])
     model.learn(total_timesteps=10**12, callback=cb)  # how qwop train --minutes runs
-    assert model.num_timesteps > 2000  # went on past the horizon until the time was up
+    assert model.num_timesteps > 400  # went on past the horizon until the time was up
     assert model.exploration_rate == pytest.approx(cfg.algo.exploration_final_eps)
     assert model.replay_buffer.beta == pytest.approx(1.0)
 
