@@ -182,11 +182,13 @@ void Game::end_game() {
 }
 
 void Game::update(int32_t k, StepScratch& scratch) {
-  if (begin_update(k)) {
-    GameListener listener(this);
-    world.step(kStepDt, kVelocityIterations, kPositionIterations, &listener, scratch);
-  }
+  if (begin_update(k)) step_world(scratch);
   end_update();
+}
+
+void Game::step_world(StepScratch& scratch) {
+  GameListener listener(this);
+  world.step(kStepDt, kVelocityIterations, kPositionIterations, &listener, scratch);
 }
 
 bool update_games_lockstep(Game* const g[kLanes], const int32_t keys[kLanes], StepScratch* const s[kLanes]) {
@@ -199,9 +201,7 @@ bool update_games_lockstep(Game* const g[kLanes], const int32_t keys[kLanes], St
     lanes = step_worlds_lockstep(worlds, listeners, s, kStepDt, kVelocityIterations, kPositionIterations);
   } else {
     for (int i = 0; i < kLanes; ++i) {
-      if (!g[i]->steps_world()) continue;
-      GameListener listener(g[i]);
-      g[i]->world.step(kStepDt, kVelocityIterations, kPositionIterations, &listener, *s[i]);
+      if (g[i]->steps_world()) g[i]->step_world(*s[i]);
     }
   }
   for (int i = 0; i < kLanes; ++i) g[i]->end_update();

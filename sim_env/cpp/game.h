@@ -64,6 +64,8 @@ struct Game {
   bool begin_update(int32_t keys);
   void end_update();
   bool steps_world() const { return flags.firstClick && !flags.pause; }
+  // The world's step of one update, with the game's contact rules listening.
+  void step_world(StepScratch& scratch);
   // R released while `keys` are held: the original's reset(), including its own update.
   void reset(int32_t keys, StepScratch& scratch);
   // One session event (spec.h): a key mask is one update, kResetEventBase + mask is R
