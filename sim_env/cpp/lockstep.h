@@ -27,12 +27,10 @@ bool lockstep_available();
 bool step_worlds_lockstep(World* const w[kLanes], ContactListener* const listeners[kLanes],
                           StepScratch* const s[kLanes], double dt, int32_t vi, int32_t pi);
 
-// The lanes' revolute joint steps (revolute_joint_x4.cpp): joint_init_velocity,
-// joint_solve_velocity and joint_solve_position (revolute_joint.cpp) for joint `j` of each world. The position solve
-// changes only the worlds whose bit is set in `active` and returns the bits of the worlds
-// whose joint is within tolerance.
-void joint_init_velocity_x4(World* const w[kLanes], int32_t j, const TimeStep& step);
-void joint_solve_velocity_x4(World* const w[kLanes], int32_t j, const TimeStep& step);
-int joint_solve_position_x4(World* const w[kLanes], int32_t j, int active);
+// World::solve_island from island_prepare to the last position iteration for the four worlds'
+// islands (island_x4.cpp): each world's contacts world by world, the joints in lanes. The
+// lock step has checked that the islands agree (world_lockstep.cpp). Does nothing where the
+// lanes are not available.
+void solve_islands_x4(World* const w[kLanes], StepScratch* const s[kLanes], const TimeStep step[kLanes]);
 
 }  // namespace qwop

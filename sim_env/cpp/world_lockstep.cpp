@@ -5,8 +5,6 @@
 
 #include <initializer_list>
 
-#include "contact_solver.h"
-
 namespace qwop {
 
 namespace {
@@ -58,9 +56,7 @@ bool lockstep_available() {
 }
 #else
 bool lockstep_available() { return false; }
-void joint_init_velocity_x4(World* const[kLanes], int32_t, const TimeStep&) {}
-void joint_solve_velocity_x4(World* const[kLanes], int32_t, const TimeStep&) {}
-int joint_solve_position_x4(World* const[kLanes], int32_t, int) { return 0; }
+void solve_islands_x4(World* const[kLanes], StepScratch* const[kLanes], const TimeStep[kLanes]) {}
 #endif
 
 bool step_worlds_lockstep(World* const w[kLanes], ContactListener* const listeners[kLanes],
@@ -101,24 +97,7 @@ bool step_worlds_lockstep(World* const w[kLanes], ContactListener* const listene
     return false;
   }
 
-  // As World::solve_island, phase by phase for the four worlds.
-  const StepScratch& s0 = *s[0];
-  for (int g = 0; g < kLanes; ++g) w[g]->island_prepare(step[g], *s[g], false);
-  for (int32_t i = 0; i < s0.jointCount; ++i) joint_init_velocity_x4(w, s0.joints[i], step[0]);
-  for (int32_t it = 0; it < vi; ++it) {
-    for (int32_t i = 0; i < s0.jointCount; ++i) joint_solve_velocity_x4(w, s0.joints[i], step[0]);
-    for (int g = 0; g < kLanes; ++g) contact_solver_solve_velocity(*w[g], *s[g]);
-  }
-  for (int g = 0; g < kLanes; ++g) w[g]->island_integrate(step[g], *s[g]);
-  int active = (1 << kLanes) - 1;  // worlds whose position iterations go on
-  for (int32_t it = 0; it < pi && active != 0; ++it) {
-    int okay = 0;
-    for (int g = 0; g < kLanes; ++g) {
-      if ((active >> g) & 1) okay |= int{contact_solver_solve_position(*w[g], *s[g], settings::kContactBaumgarte)} << g;
-    }
-    for (int32_t i = 0; i < s0.jointCount; ++i) okay &= joint_solve_position_x4(w, s0.joints[i], active);
-    active &= ~okay;
-  }
+  solve_islands_x4(w, s, step);
   for (int g = 0; g < kLanes; ++g) {
     World& wg = *w[g];
     wg.island_sleep(step[g], *s[g]);
