@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import sim_env
@@ -95,3 +96,55 @@ def test_broad_phase_node_ids_after_reset() -> None:
     assert ids["hurdleBase"] == [31]
     assert ids["torso"] == [33]
     assert sorted(ids["track"]) == [0, 1, 3]
+
+
+def _aabb_rows(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Boxes of QWOP's sizes at random poses, and poses where a bound is exactly zero, -0,
+    infinite or NaN of either sign (where which vertex the comparisons keep could show)."""
+    angle = rng.uniform(-7.0, 7.0, n)
+    s, c = np.sin(angle), np.cos(angle)
+    rows = np.column_stack(
+        [
+            rng.uniform(0.3, 7.5, n),
+            rng.uniform(0.3, 7.5, n),
+            rng.uniform(-60, 600, n),
+            rng.uniform(-20, 12, n),
+            c,
+            s,
+            -s,
+            c,
+        ]
+    )
+    rows[: n // 8, 4:8] = [[1.0, 0.0, -0.0, 1.0]] * (n // 8)  # axis-aligned: vertices tie pairwise
+    edge = rows[: n // 4].copy()
+    # Place each box so that one bound is exactly zero before the radius is added (lower.x,
+    # upper.x, lower.y, upper.y in turn): the position is the larger vertex offset, +-e.
+    hx, hy, c1x, c1y, c2x, c2y = (edge[:, i] for i in (0, 1, 4, 5, 6, 7))
+    ex = np.maximum(np.abs(c1x * hx + c2x * hy), np.abs(c1x * hx - c2x * hy))
+    ey = np.maximum(np.abs(c1y * hx + c2y * hy), np.abs(c1y * hx - c2y * hy))
+    k = np.arange(len(edge)) % 4
+    edge[:, 2] = np.where(k == 0, ex, np.where(k == 1, -ex, edge[:, 2]))
+    edge[:, 3] = np.where(k == 2, ey, np.where(k == 3, -ey, edge[:, 3]))
+    special = rows[:8].copy()
+    special[0, 2] = np.inf
+    special[1, 3] = -np.inf
+    special[2, 4] = np.nan
+    special[3, 2] = np.nan
+    special[4, 2:4] = [-0.0, 0.0]
+    special[5, 4:8] = [0.0, 1.0, -1.0, 0.0]
+    special[6, 2:4] = [0.0, -0.0]
+    special[7, 0:2] = [0.0, 0.0]
+    negative_nan = special[2:4].copy()
+    negative_nan[0, 4] = negative_nan[1, 2] = np.copysign(np.nan, -1.0)
+    special = np.vstack([special, negative_nan])
+    return np.vstack([rows, edge, special])
+
+
+def test_box_aabb_equals_the_four_vertex_computation() -> None:
+    # The broad phase's box AABB uses the box's symmetry; it must keep the original's bits,
+    # signed zeros and NaN included.
+    rows = _aabb_rows(np.random.default_rng(5), 200_000)
+    fast = sim_env._core.box_aabb(rows)
+    ref = sim_env._core.box_aabb(rows, reference=True)
+    assert np.count_nonzero(ref == -0.005) + np.count_nonzero(ref == 0.005) >= 50_000 // 4  # zero bounds reached
+    np.testing.assert_array_equal(fast.view(np.uint64), ref.view(np.uint64))

@@ -562,6 +562,29 @@ PYBIND11_MODULE(_core, m) {
         }, py::arg("x"), py::arg("sincos") = "fma", py::arg("lanes") = false,
         "The engine's own sin and cos of every element of x (flattened), as the chosen glibc variant computes them; "
         "lanes=True computes them four at a time as the lock-step solver does (lockstep_available()).");
+  m.def(
+      "box_aabb",
+      [](py::array_t<double, py::array::c_style | py::array::forcecast> rows, bool reference) {
+        if (rows.ndim() != 2 || rows.shape(1) != 8) throw py::value_error("rows must be (n, 8): hx, hy, px, py, R.col1.x, R.col1.y, R.col2.x, R.col2.y");
+        const py::ssize_t n = rows.shape(0);
+        py::array_t<double> out({n, py::ssize_t{4}});
+        const double* r = rows.data();
+        double* o = out.mutable_data();
+        for (py::ssize_t i = 0; i < n; ++i, r += 8, o += 4) {
+          const qwop::Transform xf{{r[2], r[3]}, {{r[4], r[5]}, {r[6], r[7]}}};
+          qwop::AABB a;
+          if (reference) {
+            qwop::PolygonShape::box(r[0], r[1]).compute_aabb(a, xf);
+          } else {
+            qwop::box_aabb(a, r[0], r[1], xf);
+          }
+          o[0] = a.lower.x, o[1] = a.lower.y, o[2] = a.upper.x, o[3] = a.upper.y;
+        }
+        return out;
+      },
+      py::arg("rows"), py::arg("reference") = false,
+      "A box fixture's AABB (lower.x, lower.y, upper.x, upper.y) per row (hx, hy, position, rotation columns) as the "
+      "broad phase computes it; reference=True: from the box's four vertices, as the original does.");
   m.def("lockstep_available", &qwop::lockstep_available,
         "Whether this build and CPU step batched games four at a time in SIMD lanes (x86-64 with AVX2 and FMA).");
   m.def("hardware_fma", &qwop::trig::hardware_fma, "Whether the 'fma' variant runs on the CPU's fused multiply-add.");

@@ -131,6 +131,9 @@ struct PolygonShape {
   void compute_mass(double density, double& mass, Vec2& center, double& inertia) const;
 };
 
+// PolygonShape::box(hx, hy).compute_aabb(out, xf), the same bits, from the box's symmetry (shape.cpp).
+void box_aabb(AABB& out, double hx, double hy, const Transform& xf);
+
 struct Filter {
   uint16_t categoryBits;
   uint16_t maskBits;

@@ -1,4 +1,6 @@
 // Polygon shapes: boxes, their AABBs and mass data (ENGINE.md section 13).
+#include <cmath>
+
 #include "engine.h"
 #include "engine_util.h"
 
@@ -37,6 +39,33 @@ void PolygonShape::compute_aabb(AABB& out, const Transform& xf) const {
   out.lower.y = lowerY - radius;
   out.upper.x = upperX + radius;
   out.upper.y = upperY + radius;
+}
+
+// The box's vertices are (+-hx, +-hy), so along x their offsets from the position are
+// +-r(a + b) and +-r(a - b) with a = R.col1.x hx, b = R.col2.x hy (a product's rounding is
+// the same for either sign, and so is a sum's). Rounding never reverses an order, so the
+// least vertex x is r(p.x - e) with e the larger offset's magnitude, the greatest r(p.x + e):
+// the values compute_aabb's comparisons pick, without building the polygon. Where they
+// could differ, a bound of +0 against -0, the radius added next gives the same bits; a NaN
+// (whose sign the comparisons pass on) takes compute_aabb itself.
+void box_aabb(AABB& out, double hx, double hy, const Transform& xf) {
+  const Mat22& R = xf.R;
+  const double a = R.col1.x * hx, b = R.col2.x * hy;
+  const double c = R.col1.y * hx, d = R.col2.y * hy;
+  const double ex = b2max(std::fabs(a + b), std::fabs(a - b));
+  const double ey = b2max(std::fabs(c + d), std::fabs(c - d));
+  const double lowerX = xf.position.x - ex, upperX = xf.position.x + ex;
+  const double lowerY = xf.position.y - ey, upperY = xf.position.y + ey;
+  // v == v fails for NaN alone (evaluated without branches).
+  const bool plain = (lowerX == lowerX) & (upperX == upperX) & (lowerY == lowerY) & (upperY == upperY);
+  if (!plain) {
+    PolygonShape::box(hx, hy).compute_aabb(out, xf);
+    return;
+  }
+  out.lower.x = lowerX - settings::kLinearSlop;
+  out.lower.y = lowerY - settings::kLinearSlop;
+  out.upper.x = upperX + settings::kLinearSlop;
+  out.upper.y = upperY + settings::kLinearSlop;
 }
 
 void PolygonShape::compute_mass(double density, double& mass, Vec2& center, double& inertia) const {

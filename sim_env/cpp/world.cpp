@@ -229,9 +229,8 @@ void World::synchronize_fixture(int32_t bi, const Transform& xf1, const Transfor
   Fixture& f = bodies[bi].fixture;
   if (f.proxy == kNull) return;
   AABB a1, a2;
-  const PolygonShape shape = f.shape();
-  shape.compute_aabb(a1, xf1);
-  shape.compute_aabb(a2, xf2);
+  box_aabb(a1, f.hx, f.hy, xf1);
+  box_aabb(a2, f.hx, f.hy, xf2);
   aabb_combine(f.aabb, a1, a2);
   const Vec2 d{xf2.position.x - xf1.position.x, xf2.position.y - xf1.position.y};
   move_proxy(f.proxy, f.aabb, d);
