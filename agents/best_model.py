@@ -126,8 +126,8 @@ class KeepBest(BaseCallback):
             shutil.copyfile(model_sidecar(path), model_sidecar(self.folder / "best.zip"))
             row["model"] = str(path)
             self.log(
-                f"kept {path.name}: {t:.2f} s from the start; {rate:.1%} of {n} noisy starts finish, "
-                f"median {row['median_finish_time_s']:.1f} s"
+                f"kept {path.name}: {t:.2f} s from the start; {rate:.1%} of {n} noisy starts finish"
+                + (f", median {median:.1f} s" if (median := row["median_finish_time_s"]) is not None else "")
             )
         self.rows.append(row)
         (self.folder / "best.json").write_text(json.dumps(self.rows, indent=2))

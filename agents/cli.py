@@ -89,7 +89,7 @@ def _train(args: argparse.Namespace) -> int:
     if args.minutes is not None:
         cfg.run.minutes = args.minutes
     if args.steps is not None:  # a step budget replaces any time budget of the config
-        cfg.run.total_timesteps, cfg.run.minutes = args.steps, 0.0
+        cfg.run.total_timesteps, cfg.run.minutes, cfg.run.steps = args.steps, 0.0, 0
     if args.name:
         cfg.run.name = args.name
     if args.pretrain:

@@ -94,6 +94,13 @@ class RunSection:
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
     total_timesteps: int = _p(2_000_000)
     minutes: float = _p(0.0, "> 0: stop after this much wall-clock time instead")
+    steps: int = _p(
+        0,
+        "> 0: stop after this many env steps of this run (from its start or resume); schedules: total_timesteps",
+    )
+    then: str = _p(
+        "", "a config to train next, resumed from this run's kept model (best/best.zip, else final), in runs/NAME/STAGE"
+    )
     seed: int = _p(0)
     out_dir: str = _p("runs")
     name: str = _p("", "run folder name (default: algo and time)")
@@ -172,6 +179,7 @@ class TrainConfig:
             ("run.best_confirm_episodes", self.run.best_confirm_episodes, 0),
             ("run.best_target_s", self.run.best_target_s, 0),
             ("run.minutes", self.run.minutes, 0),
+            ("run.steps", self.run.steps, 0),
             ("algo.rnd_weight", self.algo.rnd_weight, 0),
             ("algo.demo_margin", self.algo.demo_margin, 0),
             ("algo.margin", self.algo.margin, 0),
@@ -284,9 +292,21 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         if section in data and not isinstance(data[section], dict):
             raise UserInputError(f"[{section}] must be a table")
         data.setdefault(section, {})[name] = value
+    then = data.get("run", {}).get("then") if isinstance(data.get("run"), dict) else None
+    if isinstance(then, str) and then:
+        # A file's next stage is named relative to that file (an override's, to the working directory).
+        base = Path(path).parent if path and "then" not in _override_keys(overrides) else Path.cwd()
+        q = Path(then) if Path(then).is_absolute() else base / then
+        if not q.is_file():
+            raise UserInputError(f'run.then names {q}, which is not a config file; fix the path or set run.then=""')
+        data["run"]["then"] = str(q.resolve())
     cfg = from_dict(data)
     cfg.validate()
     return cfg
+
+
+def _override_keys(overrides: list[str] | None) -> set[str]:
+    return {_parse_override(item)[1] for item in overrides or [] if _parse_override(item)[0] == "run"}
 
 
 def _inline(value: Any) -> str:

@@ -100,7 +100,15 @@ def main(argv: list[str] | None = None) -> int:
     # `qwop train` itself (behaviour cloning, demo injection, RND as configured), stopped by
     # the last budget (marks); its schedules run over run.total_timesteps
     run = replace(
-        cfg.run, minutes=1e9, checkpoint_every=0, out_dir=str(out), name="run", progress_bar=False, eval_episodes=32
+        cfg.run,
+        minutes=1e9,
+        steps=0,
+        then="",  # the marks measure this config alone, not the stages after it
+        checkpoint_every=0,
+        out_dir=str(out),
+        name="run",
+        progress_bar=False,
+        eval_episodes=32,
     )
     train(replace(cfg, run=run), resume=args.resume, log=lambda s: print(s, flush=True), callbacks=[marks])
     print(format_table(marks.rows))

@@ -206,11 +206,19 @@ def load_demos(cfg: TrainConfig, files: list[str]) -> Any:
 
 
 def train(
-    cfg: TrainConfig, resume: str | None = None, log: Any = print, callbacks: list[BaseCallback] | None = None
+    cfg: TrainConfig,
+    resume: str | None = None,
+    log: Any = print,
+    callbacks: list[BaseCallback] | None = None,
+    _stages: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Run one training as configured; returns a summary with the final evaluation.
-    ``callbacks`` run too (returning False from one stops training)."""
+    ``callbacks`` run too (returning False from one stops training). With ``run.then`` the
+    next stage follows from this run's kept model (its summary is returned, every stage's
+    in ``stages``)."""
     cfg.validate()
+    if not _stages:
+        _check_stages(cfg)
     torch.set_num_threads(cfg.run.torch_threads)
     name = cfg.run.name or f"{cfg.algo.name}-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(cfg.run.out_dir) / name
@@ -221,12 +229,58 @@ def train(
         )
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        return _train_in(cfg, run_dir, resume, log, callbacks or [])
+        summary = _train_in(cfg, run_dir, resume, log, callbacks or [])
     except BaseException:
         # A run that failed or was stopped before saving any model leaves nothing behind.
         if not any(run_dir.rglob("*.zip")):
             shutil.rmtree(run_dir, ignore_errors=True)
         raise
+    if not cfg.run.then:
+        return summary
+    return _next_stage(cfg, run_dir, summary, log, callbacks, _stages)
+
+
+def _check_stages(cfg: TrainConfig) -> None:
+    """Every stage's config loads, and the chain ends, before hours of training are spent."""
+    from agents.config import load_config
+
+    seen: list[str] = []
+    while cfg.run.then:
+        if cfg.run.then in seen:
+            chain = " -> ".join(Path(s).name for s in [*seen, cfg.run.then])
+            raise UserInputError(f"run.then loops ({chain}); end the chain with a config whose run.then is empty")
+        seen.append(cfg.run.then)
+        cfg = load_config(cfg.run.then)
+
+
+def _next_stage(
+    cfg: TrainConfig,
+    run_dir: Path,
+    summary: dict[str, Any],
+    log: Any,
+    callbacks: list[BaseCallback] | None,
+    stages: tuple[str, ...],
+) -> dict[str, Any]:
+    """Trains ``cfg.run.then`` from this run's kept model into ``run_dir/STAGE``; returns the
+    last stage's summary with every stage's in ``stages``."""
+    from agents.config import load_config
+
+    then = Path(cfg.run.then)
+    nxt = load_config(then)
+    # Where and how the chain runs is the first stage's; what it trains is the next config's.
+    nxt.run = replace(
+        nxt.run,
+        out_dir=str(run_dir),
+        name=then.stem,
+        progress_bar=cfg.run.progress_bar,
+        device=cfg.run.device,
+        torch_threads=cfg.run.torch_threads,
+    )
+    kept = run_dir / "best" / "best.zip"
+    start = kept if kept.is_file() else Path(summary["model"])
+    log(f"{summarize(summary)}; next stage {then.name} from {start}")
+    last = train(nxt, resume=str(start), log=log, callbacks=callbacks, _stages=(*stages, str(then)))
+    return {**last, "stages": [summary, *last.get("stages", [last])]}
 
 
 def _train_in(
@@ -290,6 +344,7 @@ def _train_in(
         callbacks.append(RNDLogger())
     if cfg.run.minutes > 0:
         callbacks.append(StopAfterMinutes(cfg.run.minutes, progress=cfg.run.progress_bar))
+    if cfg.run.minutes > 0 or cfg.run.steps > 0:
         callbacks.append(ScheduleHorizon(cfg.run.total_timesteps))
     im = cfg.imitation
     bc_losses: list[float] = []
@@ -313,7 +368,8 @@ def _train_in(
         data = load_demos(cfg, im.inject)
         injector = DemoInjectionCallback(data, ratio=im.inject_ratio, until=im.inject_until, seed=cfg.run.seed)
         callbacks.append(injector)
-    total = cfg.run.total_timesteps if cfg.run.minutes <= 0 else 10**12
+    # SB3 counts a resumed model's budget from where it resumed; run.steps is this run's own.
+    total = cfg.run.steps if cfg.run.steps > 0 else (cfg.run.total_timesteps if cfg.run.minutes <= 0 else 10**12)
     steps0 = int(model.num_timesteps)  # a resumed model's
     t0 = time.monotonic()
     distilled = None

@@ -487,13 +487,14 @@ def test_a_run_stopped_by_minutes_still_runs_its_schedules(tmp_path):
     from agents.train import ScheduleHorizon, StopAfterMinutes, build_model, make_env
 
     cfg = load_config(
-        None, ['algo.name="pddqn"', "batch.num_envs=4", "run.total_timesteps=400", "algo.learning_starts=100"]
+        None, ['algo.name="pddqn"', "batch.num_envs=4", "run.total_timesteps=40", "algo.learning_starts=8"]
     )
     model = build_model(cfg, make_env(cfg), None)
-    # 3 s: a slow, shared machine still runs well past the 400-step horizon (about 2,000 steps).
+    # 3 s: even a slow machine shared with a training job runs past the 40-step horizon many
+    # times over (it ran 228 steps in 3 s at worst; 2,000 idle).
     cb = CallbackList([StopAfterMinutes(0.05), ScheduleHorizon(cfg.run.total_timesteps)])
     model.learn(total_timesteps=10**12, callback=cb)  # how qwop train --minutes runs
-    assert model.num_timesteps > 400  # went on past the horizon until the time was up
+    assert model.num_timesteps > 80  # went on past the horizon until the time was up
     assert model.exploration_rate == pytest.approx(cfg.algo.exploration_final_eps)
     assert model.replay_buffer.beta == pytest.approx(1.0)
 
@@ -502,12 +503,68 @@ def test_the_record_recipe_loads_and_trains(tmp_path):
     from agents.config import load_config
     from agents.train import train
 
-    recipe = Path(__file__).resolve().parents[1] / "agents" / "recipes" / "record.toml"
-    sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=2000", "algo.learning_starts=500", "run.eval_episodes=2"]
-    cfg = load_config(recipe, [*sets, "run.progress_bar=false", "run.checkpoint_every=0"])
+    recipes = Path(__file__).resolve().parents[1] / "agents" / "recipes"
+    recipe = recipes / "record.toml"
+    full = load_config(recipe)
+    # one command, two stages: stage one's budget, then robust.toml from its kept model
+    assert full.run.steps == 22_600_000 and full.run.then == str((recipes / "robust.toml").resolve())
+    assert load_config(full.run.then).run.steps == 6_500_000
+    sets = [f'run.out_dir="{tmp_path}"', "run.steps=2000", "algo.learning_starts=500", "run.eval_episodes=2"]
+    cfg = load_config(recipe, [*sets, "run.progress_bar=false", "run.checkpoint_every=0", 'run.then=""'])
     assert cfg.algo.name == "pddqn" and cfg.env.reward == "speed"
     summary = train(cfg, log=lambda s: None)
-    assert summary["timesteps"] >= 2000 and summary["eval"]["episodes"] == 2
+    assert 2000 <= summary["timesteps"] < 2100 and summary["eval"]["episodes"] == 2
+
+
+_STAGE = """
+[algo]
+name = "pddqn"
+learning_starts = 200
+[batch]
+num_envs = 4
+[run]
+total_timesteps = 1000
+eval_episodes = 2
+progress_bar = false
+checkpoint_every = 0
+"""
+
+
+def test_a_recipe_runs_its_next_stage_from_the_kept_model(tmp_path):
+    from agents.config import load_config
+    from agents.model_files import load_model
+    from agents.train import train
+
+    recipes = tmp_path / "recipes"
+    recipes.mkdir()
+    (recipes / "first.toml").write_text(_STAGE + 'steps = 600\nthen = "second.toml"\n')
+    (recipes / "second.toml").write_text(_STAGE + "steps = 400\n[env]\nstart_noise_updates = 15\n")
+    cfg = load_config(recipes / "first.toml", [f'run.out_dir="{tmp_path / "runs"}"', 'run.name="chain"'])
+    lines: list[str] = []
+    summary = train(cfg, log=lines.append)
+    first, second = summary["stages"]
+    assert first["run_dir"] == str(tmp_path / "runs" / "chain")
+    assert second["run_dir"] == str(tmp_path / "runs" / "chain" / "second") == summary["run_dir"]
+    # the second stage resumed the first's model (no best/ here: its final one) and took its own budget
+    assert first["timesteps"] >= 600 and second["timesteps"] - first["timesteps"] >= 400
+    model, info = load_model(second["model"])
+    assert model.num_timesteps == second["timesteps"] and info["env"]["start_noise_updates"] == 15
+    assert any("next stage second.toml" in line for line in lines)
+
+
+def test_a_stage_chain_that_loops_is_refused_before_training(tmp_path):
+    from agents.config import load_config
+    from agents.train import train
+    from sim_env.usage import UserInputError
+
+    (tmp_path / "a.toml").write_text(_STAGE + 'then = "b.toml"\n')
+    (tmp_path / "b.toml").write_text(_STAGE + 'then = "a.toml"\n')
+    cfg = load_config(tmp_path / "a.toml", [f'run.out_dir="{tmp_path / "runs"}"'])
+    with pytest.raises(UserInputError, match="loops"):
+        train(cfg, log=lambda s: None)
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+    with pytest.raises(UserInputError, match="not a config file"):
+        load_config(tmp_path / "a.toml", ['run.then="missing.toml"'])
 
 
 def test_the_finetune_recipe_resumes_with_a_folder_of_runs(tmp_path):
@@ -520,8 +577,8 @@ def test_the_finetune_recipe_resumes_with_a_folder_of_runs(tmp_path):
     runs = tmp_path / "runs"
     for n in (300, 450):
         save_keys_as_demo(gait_keys(SHUFFLE, n), runs / "run.npz", {"note": "test"})
-    sets = ["run.total_timesteps=2000", "algo.learning_starts=500", "run.eval_episodes=2"]
-    sets += ["run.progress_bar=false", "run.checkpoint_every=0"]
+    sets = ["run.total_timesteps=2000", "run.steps=2000", 'run.then=""', "algo.learning_starts=500"]
+    sets += ["run.eval_episodes=2", "run.progress_bar=false", "run.checkpoint_every=0"]
     first = train(
         load_config(recipes / "record.toml", [*sets, f'run.out_dir="{tmp_path}"', 'run.name="a"']), log=lambda s: None
     )
@@ -553,8 +610,8 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     # a model that stays in the repository (the shipped default may change)
     shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "qwop_pddqn_base.zip"
     recipe = Path(__file__).resolve().parents[1] / "agents" / "recipes" / "record.toml"
-    sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=3000", "algo.learning_starts=500"]
-    sets += ["run.eval_episodes=4", "run.best_episodes=4", "run.best_confirm_episodes=4"]
+    sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=3000", "run.steps=3000", 'run.then=""']
+    sets += ["algo.learning_starts=500", "run.eval_episodes=4", "run.best_episodes=4", "run.best_confirm_episodes=4"]
     sets += ["run.progress_bar=false", "run.checkpoint_every=0"]
     sets += ["run.best_every=1000", "run.best_min_success=0.0", 'run.name="r"']
     logs: list[str] = []
@@ -629,8 +686,9 @@ def test_the_robust_recipe_resumes_from_noisy_starts(tmp_path):
     from agents.train import train
 
     root = Path(__file__).resolve().parents[1] / "agents"
-    sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=2000", "algo.learning_starts=500"]
-    sets += ["run.eval_episodes=2", "run.progress_bar=false", "run.checkpoint_every=0", "run.best_every=1000"]
+    sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=2000", "run.steps=2000", "algo.learning_starts=500"]
+    # the first look comes before any gradient step, so the model judged is the base model
+    sets += ["run.eval_episodes=2", "run.progress_bar=false", "run.checkpoint_every=0", "run.best_every=16"]
     sets += ["run.best_episodes=2", "run.best_confirm_episodes=2"]
     cfg = load_config(root / "recipes" / "robust.toml", sets)
     assert cfg.env.start_noise_updates == 15 and cfg.run.best_target_s == 47.34
