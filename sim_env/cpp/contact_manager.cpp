@@ -1,5 +1,8 @@
 // Contacts and their manifold pool: filtering, creation, destruction, the narrow phase
 // update with begin-contact callbacks, world manifolds (ENGINE.md sections 9 and 10).
+#include <cstring>
+#include <utility>
+
 #include "engine.h"
 #include "engine_util.h"
 
@@ -47,9 +50,8 @@ void World::add_pair(int32_t bA, int32_t bB) {
     ci = contactSlotsUsed++;
     Contact& fresh = contacts[ci];
     std::memset(static_cast<void*>(&fresh), 0, sizeof(Contact));
-    fresh.manifolds[0].type = kManifoldUnset;
-    fresh.manifolds[1].type = kManifoldUnset;
-    fresh.current = 0;
+    fresh.current.type = kManifoldUnset;
+    fresh.other.type = kManifoldUnset;
   } else {
     overflow = true;
     return;
@@ -141,7 +143,15 @@ void World::collide(ContactListener* listener) {
 
 void World::update_contact(int32_t ci, ContactListener* listener) {
   Contact& c = contacts[ci];
-  c.current ^= 1;  // swap current and old manifolds
+  // The original swaps its two manifolds here: the one computed now starts from the other's
+  // fields, the previous update's are kept as the other and as the warm start's source.
+  Manifold& m = c.manifold();
+  std::swap(m.localPlaneNormal, c.other.localPlaneNormal);
+  std::swap(m.localPoint, c.other.localPoint);
+  std::swap(m.type, c.other.type);
+  const int32_t oldCount = m.pointCount;
+  ManifoldPoint oldPoints[2];
+  std::memcpy(static_cast<void*>(oldPoints), m.points, sizeof(oldPoints));
   c.flags |= kContactEnabled;
   bool touching = false;
   const bool wasTouching = (c.flags & kContactTouching) != 0;
@@ -149,7 +159,8 @@ void World::update_contact(int32_t ci, ContactListener* listener) {
   Body& B = bodies[c.bodyB];
   const bool aabbOverlap = aabb_overlap(A.fixture.aabb, B.fixture.aabb);
   if (c.flags & kContactSensor) {
-    // The game has no sensors.
+    // The game has no sensors. (A sensor's manifold here would keep the previous update's
+    // points where the original's shows those of two updates before.)
     touching = false;
   } else {
     if (A.type != kDynamicBody || (A.flags & kBodyBullet) || B.type != kDynamicBody ||
@@ -158,19 +169,17 @@ void World::update_contact(int32_t ci, ContactListener* listener) {
     } else {
       c.flags &= ~kContactContinuous;
     }
-    Manifold& m = c.manifold();
     if (aabbOverlap) {
       collide_polygons(m, A.fixture.shape(), A.xf, B.fixture.shape(), B.xf);
       touching = m.pointCount > 0;
-      const Manifold& old = c.old_manifold();
       for (int32_t i = 0; i < m.pointCount; ++i) {
         ManifoldPoint& mp2 = m.points[i];
         mp2.normalImpulse = 0.0;
         mp2.tangentImpulse = 0.0;
-        for (int32_t k = 0; k < old.pointCount; ++k) {
-          if (old.points[k].id == mp2.id) {
-            mp2.normalImpulse = old.points[k].normalImpulse;
-            mp2.tangentImpulse = old.points[k].tangentImpulse;
+        for (int32_t k = 0; k < oldCount; ++k) {
+          if (oldPoints[k].id == mp2.id) {
+            mp2.normalImpulse = oldPoints[k].normalImpulse;
+            mp2.tangentImpulse = oldPoints[k].tangentImpulse;
             break;
           }
         }

@@ -262,17 +262,27 @@ struct WorldManifold {
   Vec2 points[2];
 };
 
+// The fields of a manifold that collide_polygons can return without writing. The original
+// keeps two manifolds per contact and swaps them on every update, so where collision leaves
+// them, they are those of two updates before (the detail traces show them); a contact keeps
+// them for its second manifold, whose points are never read again once it is swapped in
+// (collision writes its point count first, and the points below it).
+struct ManifoldHeader {
+  Vec2 localPlaneNormal;
+  Vec2 localPoint;
+  int32_t type;
+};
+
 struct Contact {
-  Manifold manifolds[2];
+  Manifold current;      // this update's manifold (the previous update's until collide runs)
+  ManifoldHeader other;  // the other manifold's fields that can outlive a swap
   Edge nodeA, nodeB;
   uint32_t flags;
   int32_t bodyA, bodyB;  // each body owns exactly one fixture
   int32_t prev, next;    // world contact list
-  int32_t current;       // index of the current manifold; the other is the old one
   bool inUse;
-  Manifold& manifold() { return manifolds[current]; }
-  const Manifold& manifold() const { return manifolds[current]; }
-  Manifold& old_manifold() { return manifolds[current ^ 1]; }
+  Manifold& manifold() { return current; }
+  const Manifold& manifold() const { return current; }
 };
 
 struct TreeNode {
