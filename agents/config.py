@@ -306,7 +306,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
 
 
 def _override_keys(overrides: list[str] | None) -> set[str]:
-    return {_parse_override(item)[1] for item in overrides or [] if _parse_override(item)[0] == "run"}
+    return {name for section, name, _ in map(_parse_override, overrides or []) if section == "run"}
 
 
 def _inline(value: Any) -> str:

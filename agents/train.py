@@ -210,14 +210,14 @@ def train(
     resume: str | None = None,
     log: Any = print,
     callbacks: list[BaseCallback] | None = None,
-    _stages: tuple[str, ...] = (),
+    _next_stage_of_a_chain: bool = False,
 ) -> dict[str, Any]:
     """Run one training as configured; returns a summary with the final evaluation.
     ``callbacks`` run too (returning False from one stops training). With ``run.then`` the
     next stage follows from this run's kept model (its summary is returned, every stage's
     in ``stages``)."""
     cfg.validate()
-    if not _stages:
+    if not _next_stage_of_a_chain:
         _check_stages(cfg)
     torch.set_num_threads(cfg.run.torch_threads)
     name = cfg.run.name or f"{cfg.algo.name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -237,7 +237,7 @@ def train(
         raise
     if not cfg.run.then:
         return summary
-    return _next_stage(cfg, run_dir, summary, log, callbacks, _stages)
+    return _next_stage(cfg, run_dir, summary, log, callbacks)
 
 
 def _check_stages(cfg: TrainConfig) -> None:
@@ -259,7 +259,6 @@ def _next_stage(
     summary: dict[str, Any],
     log: Any,
     callbacks: list[BaseCallback] | None,
-    stages: tuple[str, ...],
 ) -> dict[str, Any]:
     """Trains ``cfg.run.then`` from this run's kept model into ``run_dir/STAGE``; returns the
     last stage's summary with every stage's in ``stages``."""
@@ -279,7 +278,7 @@ def _next_stage(
     kept = run_dir / "best" / "best.zip"
     start = kept if kept.is_file() else Path(summary["model"])
     log(f"{summarize(summary)}; next stage {then.name} from {start}")
-    last = train(nxt, resume=str(start), log=log, callbacks=callbacks, _stages=(*stages, str(then)))
+    last = train(nxt, resume=str(start), log=log, callbacks=callbacks, _next_stage_of_a_chain=True)
     return {**last, "stages": [summary, *last.get("stages", [last])]}
 
 
