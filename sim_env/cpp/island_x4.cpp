@@ -62,6 +62,7 @@ struct BodyX4 {
 struct JointX4 {
   int a, b;                       // its bodies
   double mA, mB, iA, iB;          // their inverse masses and inertias (the same in every world)
+  double oAx, oAy, oBx, oBy;      // anchor minus local centre, per body: what the lever arms rotate
   Row rAx, rAy, rBx, rBy;         // lever arms from the velocity set-up
   Row m11, m21, m12, m22;         // pivotMass col1.x, col1.y, col2.x, col2.y
   Row Fx, Fy, motorF, limitF, limitP;  // pivotForce, motorForce, limitForce, limitPositionImpulse
@@ -164,13 +165,10 @@ QWOP_X4_INLINE V inverse_det(const Mat22x4& K) {
 // state's bookkeeping world by world (it only sets flags and zeroes forces).
 QWOP_X4_INLINE void init_joint(IslandX4& x, World* const* W, int j, const TimeStep& step) {
   JointX4& J = x.joint[j];
-  const RevoluteJoint& J0 = W[0]->joints[j];
-  const Body& A0 = W[0]->bodies[J.a];
-  const Body& B0 = W[0]->bodies[J.b];
   const V mA = splat(J.mA), mB = splat(J.mB), iA = splat(J.iA), iB = splat(J.iB);
   V rAx, rAy, rBx, rBy;
-  lever(x.body[J.a], J0.localAnchor1.x - A0.sweep.localCenter.x, J0.localAnchor1.y - A0.sweep.localCenter.y, &rAx, &rAy);
-  lever(x.body[J.b], J0.localAnchor2.x - B0.sweep.localCenter.x, J0.localAnchor2.y - B0.sweep.localCenter.y, &rBx, &rBy);
+  lever(x.body[J.a], J.oAx, J.oAy, &rAx, &rAy);
+  lever(x.body[J.b], J.oBx, J.oBy, &rBx, &rBy);
   store(J.rAx, rAx), store(J.rAy, rAy), store(J.rBx, rBx), store(J.rBy, rBy);
   const Mat22x4 K = joint_k(mA, mB, iA, iB, rAx, rAy, rBx, rBy);
   const V det = inverse_det(K);
@@ -276,12 +274,10 @@ QWOP_X4_INLINE int position_joint(IslandX4& x, const World& w0, int j, int activ
   BodyX4& A = x.body[J.a];
   BodyX4& B = x.body[J.b];
   const RevoluteJoint& J0 = w0.joints[j];
-  const Body& A0 = w0.bodies[J.a];
-  const Body& B0 = w0.bodies[J.b];
   const V mA = splat(J.mA), mB = splat(J.mB), iA = splat(J.iA), iB = splat(J.iB);
   V rAx, rAy, rBx, rBy;
-  lever(A, J0.localAnchor1.x - A0.sweep.localCenter.x, J0.localAnchor1.y - A0.sweep.localCenter.y, &rAx, &rAy);
-  lever(B, J0.localAnchor2.x - B0.sweep.localCenter.x, J0.localAnchor2.y - B0.sweep.localCenter.y, &rBx, &rBy);
+  lever(A, J.oAx, J.oAy, &rAx, &rAy);
+  lever(B, J.oBx, J.oBy, &rBx, &rBy);
   V cAx = load(A.cx), cAy = load(A.cy), aA = load(A.a);
   V cBx = load(B.cx), cBy = load(B.cy), aB = load(B.a);
   const V ptpCX = sub(add(cBx, rBx), add(cAx, rAx));
@@ -363,6 +359,9 @@ QWOP_X4_TARGET void solve(World* const* W, StepScratch* const* S, const TimeStep
     J.a = J0.bodyA, J.b = J0.bodyB;
     J.mA = w0.bodies[J.a].invMass, J.mB = w0.bodies[J.b].invMass;
     J.iA = w0.bodies[J.a].invI, J.iB = w0.bodies[J.b].invI;
+    const Vec2 &lcA = w0.bodies[J.a].sweep.localCenter, &lcB = w0.bodies[J.b].sweep.localCenter;
+    J.oAx = J0.localAnchor1.x - lcA.x, J.oAy = J0.localAnchor1.y - lcA.y;
+    J.oBx = J0.localAnchor2.x - lcB.x, J.oBy = J0.localAnchor2.y - lcB.y;
     for (const int k : {J.a, J.b}) {
       if (!((packed >> k) & 1u)) x.bodies[x.bodyCount++] = k;
       packed |= 1u << k;
