@@ -49,13 +49,28 @@ def test_batch_matches_single_games_with_auto_reset() -> None:
     assert resets > 0, "the test should exercise auto-reset"
 
 
-@pytest.mark.parametrize("threads", [1, 2, 3])
-def test_same_bits_for_any_thread_count(threads: int) -> None:
-    keys = _random_keys(200, 8, 2)
-    ref = _run_batch(8, 1, keys)
-    got = _run_batch(8, threads, keys)
+@pytest.mark.parametrize(("envs", "threads"), [(8, 2), (8, 3), (37, 2), (37, 5)])
+def test_same_bits_for_any_thread_count(envs: int, threads: int) -> None:
+    """Every env is stepped exactly once per step whichever thread takes it: threads own
+    shares of the envs and take groups from each other's when they finish early (37 envs:
+    shares that are not whole groups; 5 threads on this machine's 2 cores: threads that are
+    descheduled in the middle of a step)."""
+    keys = _random_keys(200, envs, 2)
+    ref = _run_batch(envs, 1, keys)
+    got = _run_batch(envs, threads, keys)
     for a, b in zip(ref, got, strict=True):
         assert a.tobytes() == b.tobytes()
+
+
+def test_batches_made_and_dropped_in_quick_succession() -> None:
+    """The pool's threads wait for work spinning, then sleeping: a batch dropped at any of
+    those moments ends its threads (a hang here is a failure by timeout)."""
+    for i in range(40):
+        b = sim_env.BatchSim(12, 3)
+        for _ in range(i % 3):
+            b.step(np.full(12, 5, dtype=np.int32))
+        assert (b.episode_updates == i % 3).all()
+        del b
 
 
 def test_same_bits_in_every_slot() -> None:

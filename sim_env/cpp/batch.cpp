@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace qwop {
 
@@ -13,6 +14,7 @@ BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options,
     : n_(num_envs), threads_(num_threads), lockstep_(lockstep && lockstep_available()), options_(options) {
   if (n_ < 1) throw std::invalid_argument("num_envs must be at least 1");
   if (threads_ < 1) throw std::invalid_argument("num_threads must be at least 1");
+  if (n_ > (1 << 20) - 1) throw std::invalid_argument("num_envs must be at most 1048575");
   check_options(options_);
   threads_ = std::min(threads_, n_);
   initial_ = std::make_unique<Game>();
@@ -43,18 +45,22 @@ BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options,
   buf_.final_obs.assign(N * obs_size(), 0.0f);
   buf_.terms.assign(N * kNumRewardTerms, 0.0);
   reset_all();
-  // Small chunks balance the load when some envs fall (cheaper) and others run; whole
-  // groups of lanes, so that each group's envs step in lock step.
-  chunk_ = std::max(1, n_ / (threads_ * 4));
-  if (lockstep_) chunk_ = std::max(kLanes, chunk_ / kLanes * kLanes);
+  // Each thread's share is whole groups of lanes, so that its envs step in lock step.
+  chunk_ = lockstep_ ? kLanes : 2;
+  shares_ = std::make_unique<Share[]>(static_cast<size_t>(threads_));
+  const int groups = (n_ + chunk_ - 1) / chunk_;
+  for (int t = 0; t < threads_; ++t) {
+    shares_[t].begin = std::min(n_, groups * t / threads_ * chunk_);
+    shares_[t].end = std::min(n_, groups * (t + 1) / threads_ * chunk_);
+  }
   for (int t = 1; t < threads_; ++t) pool_.emplace_back(&BatchSim::worker, this, t);
 }
 
 BatchSim::~BatchSim() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-    ++generation_;
+    stop_.store(true);
+    generation_.fetch_add(1);
   }
   cv_start_.notify_all();
   for (std::thread& t : pool_) t.join();
@@ -126,8 +132,8 @@ void BatchSim::run_range(int begin, int end, int thread) {
     }
     StepOutcome out[kLanes];
     // A batch's games do not fit in the cache: while these step, the next ones load
-    // (about +20% on 256 games here).
-    for (int l = i + lanes; l < std::min(end, i + 2 * lanes); ++l) envs_[l].game().world.prefetch();
+    // (about +20% on 256 games here). They are the next group this thread is likely to claim.
+    for (int l = i + lanes; l < std::min(n_, i + 2 * lanes); ++l) envs_[l].game().world.prefetch();
     lane_updates_[static_cast<size_t>(thread) * kCounterStride] += static_cast<uint64_t>(step_envs(e, keys, late, scratch, out));
     for (int l = 0; l < lanes; ++l) record_step(i + l, out[l]);
     i += lanes;
@@ -156,47 +162,110 @@ void BatchSim::record_step(int i, const StepOutcome& out) {
   }
 }
 
+namespace {
+
+// A share's work word: a generation tag, then the first unclaimed env and the end of the
+// unclaimed envs. A thread claims only with the tag of the generation it was woken for; the
+// caller starts a generation only when no thread is claiming, so a stale tag is at most one
+// generation old and never matches.
+constexpr int kIndexBits = 20;
+constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+constexpr uint64_t kTagMask = (uint64_t{1} << (64 - 2 * kIndexBits)) - 1;
+uint64_t work_word(uint64_t gen, uint64_t front, uint64_t back) {
+  return (gen & kTagMask) << (2 * kIndexBits) | front << kIndexBits | back;
+}
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// How long a thread that finished a step keeps watching for the next before it sleeps: a
+// woken thread starts tens of microseconds late on a busy VM, longer than a small batch's step.
+constexpr int kSpinRounds = 4000;
+
+}  // namespace
+
+bool BatchSim::claim(Share& sh, uint64_t gen, bool from_end, int& begin, int& end) {
+  uint64_t cur = sh.work.load(std::memory_order_acquire);
+  for (;;) {
+    const uint64_t front = cur >> kIndexBits & kIndexMask, back = cur & kIndexMask;
+    if ((cur >> (2 * kIndexBits)) != (gen & kTagMask) || front >= back) return false;
+    uint64_t next;
+    if (from_end) {
+      const uint64_t b = back - std::min<uint64_t>(back - front, static_cast<uint64_t>(chunk_));
+      next = work_word(gen, front, b);
+      begin = static_cast<int>(b), end = static_cast<int>(back);
+    } else {
+      const uint64_t f = std::min<uint64_t>(back, front + static_cast<uint64_t>(chunk_));
+      next = work_word(gen, f, back);
+      begin = static_cast<int>(front), end = static_cast<int>(f);
+    }
+    if (sh.work.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_acquire)) return true;
+  }
+}
+
+void BatchSim::run_shares(uint64_t gen, int thread) {
+  int begin, end;
+  for (int k = 0; k < threads_; ++k) {
+    Share& sh = shares_[(thread + k) % threads_];
+    while (claim(sh, gen, k != 0, begin, end)) {
+      run_range(begin, end, thread);
+      done_.fetch_add(end - begin, std::memory_order_acq_rel);
+    }
+  }
+}
+
 void BatchSim::step() {
   if (threads_ == 1) {
     run_range(0, n_, 0);
     return;
   }
+  // A thread that woke late for the last step may still be claiming (and finding nothing).
+  while (active_.load(std::memory_order_acquire) != 0) cpu_relax();
+  const uint64_t gen = generation_.load(std::memory_order_relaxed) + 1;
+  done_.store(0, std::memory_order_relaxed);
+  for (int t = 0; t < threads_; ++t) {
+    shares_[t].work.store(work_word(gen, static_cast<uint64_t>(shares_[t].begin), static_cast<uint64_t>(shares_[t].end)),
+                          std::memory_order_relaxed);
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    next_chunk_.store(0);
-    pending_ = threads_ - 1;
-    ++generation_;
+    generation_.store(gen, std::memory_order_release);
   }
   cv_start_.notify_all();
-  // The calling thread works too.
-  for (;;) {
-    const int begin = next_chunk_.fetch_add(chunk_);
-    if (begin >= n_) break;
-    run_range(begin, std::min(n_, begin + chunk_), 0);
+  run_shares(gen, 0);  // the calling thread works too
+  // What is left is being stepped by threads that are running, so this wait is short.
+  for (int spin = 0; done_.load(std::memory_order_acquire) < n_; ++spin) {
+    if (spin < kSpinRounds) {
+      cpu_relax();
+    } else {
+      std::this_thread::yield();
+    }
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_done_.wait(lock, [this] { return pending_ == 0; });
 }
 
 void BatchSim::worker(int index) {
+  // Generation 0 is the batch's making: a thread that starts after the first step was
+  // posted (or after the batch was dropped) still sees that generation change.
   uint64_t seen = 0;
   for (;;) {
-    {
+    uint64_t gen = generation_.load(std::memory_order_acquire);
+    for (int spin = 0; gen == seen && spin < kSpinRounds; ++spin) {
+      cpu_relax();
+      gen = generation_.load(std::memory_order_acquire);
+    }
+    if (gen == seen) {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_start_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
-      if (stop_) return;
+      cv_start_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+      gen = generation_.load(std::memory_order_acquire);
     }
-    for (;;) {
-      const int begin = next_chunk_.fetch_add(chunk_);
-      if (begin >= n_) break;
-      run_range(begin, std::min(n_, begin + chunk_), index);
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      --pending_;
-    }
-    cv_done_.notify_one();
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = gen;
+    active_.fetch_add(1, std::memory_order_acq_rel);
+    if (generation_.load(std::memory_order_acquire) == gen) run_shares(gen, index);
+    active_.fetch_sub(1, std::memory_order_acq_rel);
   }
 }
 

@@ -86,13 +86,28 @@ class BatchSim {
   std::vector<uint64_t> lane_updates_;
   BatchBuffers buf_;
 
+  // The pool. Each thread owns a fixed share of the envs, so a game stays in the cache of
+  // the core that stepped it last time; a thread that finishes its share early takes
+  // groups from the end of the others'. A claim is one atomic on the owner's counter,
+  // tagged with the step's generation, so a thread that wakes late cannot take work of a
+  // step that is over, and the caller waits only for groups that are being stepped.
+  struct alignas(64) Share {
+    std::atomic<uint64_t> work{0};  // generation tag | first unclaimed env | end of the unclaimed envs
+    int begin = 0, end = 0;
+  };
+  // Takes a group of envs of `gen` from the front of a share (its owner) or from its end
+  // (another thread); false when the share has none left for that generation.
+  bool claim(Share& sh, uint64_t gen, bool from_end, int& begin, int& end);
+  void run_shares(uint64_t gen, int thread);
+
   std::vector<std::thread> pool_;
+  std::unique_ptr<Share[]> shares_;
   std::mutex mu_;
-  std::condition_variable cv_start_, cv_done_;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
-  std::atomic<int> next_chunk_{0};
+  std::condition_variable cv_start_;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> active_{0};  // threads claiming work right now
+  std::atomic<int> done_{0};    // envs stepped in this generation
+  std::atomic<bool> stop_{false};
   int chunk_ = 1;
 };
 
