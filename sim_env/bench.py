@@ -72,7 +72,9 @@ def bench_python_loop(updates: int) -> float:
     return done / (time.perf_counter() - t0)
 
 
-def bench_batch(num_envs: int, num_threads: int, steps: int, lockstep: bool = True) -> float:
+def bench_batch(num_envs: int, num_threads: int, steps: int, lockstep: bool = True) -> tuple[float, int]:
+    """Updates/s of a batch stepping the gait, and its memory per game after the run (a game's
+    contacts are allocated as it needs them)."""
     b = BatchSim(num_envs, num_threads, lockstep=lockstep)
     cycle = gait_keys(SHUFFLE, 18).astype(np.int32)
     phase = np.arange(num_envs) % len(cycle)
@@ -81,7 +83,7 @@ def bench_batch(num_envs: int, num_threads: int, steps: int, lockstep: bool = Tr
     t0 = time.perf_counter()
     for t in range(steps):
         b.step(table[t % len(cycle)])
-    return num_envs * steps / (time.perf_counter() - t0)
+    return num_envs * steps / (time.perf_counter() - t0), b.bytes_per_env
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,25 +105,26 @@ def main(argv: list[str] | None = None) -> int:
 
     envs = 256
     steps = max(20, int(400 * scale))
-    rates = {}
+    rates, memory = {}, {}
     lanes = "in lock step, joints in SIMD lanes" if lockstep_available() else "env by env: this CPU has no lanes"
     for th in sorted({1, 2, args.threads} - {0}):
-        rates[th] = bench_batch(envs, th, steps)
+        rates[th], memory[th] = bench_batch(envs, th, steps)
         print(
             f"batch {envs} games, {th} thread(s):         {rates[th]:12,.0f} updates/s  "
             f"(x{rates[th] / rates[1]:.2f} vs 1 thread, {rates[th] / th:,.0f} per thread, "
             f"{rates[th] / th / original:.1f}x the original per thread; {lanes})"
         )
     if lockstep_available():
-        alone = bench_batch(envs, 1, steps, lockstep=False)
+        alone, _ = bench_batch(envs, 1, steps, lockstep=False)
         print(
             f"batch {envs} games, 1 thread, env by env: {alone:12,.0f} updates/s  "
             f"(lockstep=False; the lock step is x{rates[1] / alone:.2f})"
         )
-    b = BatchSim(1, 1)
+    th = max(memory)
     print(
-        f"memory per game in the batch:           {b.bytes_per_env:12,d} bytes "
-        f"({b.bytes_per_env / 1024:.1f} KiB; game state {GAME_BYTES:,d} bytes)"
+        f"memory per game in the batch:           {memory[th]:12,d} bytes "
+        f"({memory[th] / 1024:.1f} KiB: {envs} games on {th} thread(s) after the run; a game's block "
+        f"{GAME_BYTES:,d} bytes, its contacts as it needs them, its share of the buffers and scratch)"
     )
 
     if args.vec:

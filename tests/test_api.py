@@ -90,6 +90,30 @@ def test_snapshot_restore_is_exact() -> None:
     np.testing.assert_array_equal(sim_env.replay(keys)["state"][-1], end)
 
 
+def test_snapshot_into_a_game_that_held_more_contacts() -> None:
+    """A game's contacts are stored beside it and grow as it needs them: restoring an early
+    snapshot into a game that has since held more contacts leaves stale slots beyond the
+    snapshot's, which new contacts must not inherit (the snapshots are equal bytes too)."""
+    rng = np.random.default_rng(11)
+    early_keys = gait_keys(SHUFFLE, 60)
+    sim = sim_env.QwopSim()
+    for k in early_keys:
+        sim.update(int(k))
+    early = sim.snapshot()
+    for k in rng.integers(0, 16, 900):  # flailing and falling: more contacts than the gait's start
+        sim.update(int(k))
+    assert len(sim.snapshot()) > len(early), "the game should have held more contacts since"
+    later = np.repeat(rng.integers(0, 16, 80), 5)
+    sim.restore(early)
+    assert sim.snapshot() == early
+    fresh = sim_env.QwopSim()
+    fresh.restore(early)
+    for k in later:
+        sim.update(int(k))
+        fresh.update(int(k))
+    assert sim.snapshot() == fresh.snapshot()
+
+
 @pytest.mark.parametrize("bad", [16, -1, 255, 1 << 40])
 def test_key_mask_out_of_range(bad: int) -> None:
     sim = sim_env.QwopSim()

@@ -8,6 +8,9 @@ import pytest
 import sim_env
 from sim_env.gaits import SHUFFLE, gait_keys
 
+# Bytes per game in a running batch (sim_env/PERFORMANCE.md has the breakdown).
+MEMORY_PER_GAME_BOUND = 16 * 1024
+
 
 def _random_keys(steps: int, envs: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
@@ -125,8 +128,17 @@ def test_batch_rejects_bad_keys() -> None:
         sim_env.BatchSim(2, 0)
 
 
-def test_memory_per_game_under_64_kib() -> None:
-    assert sim_env.BatchSim(1, 1).bytes_per_env < 64 * 1024
+def test_memory_per_game_in_a_running_batch() -> None:
+    """A game's contacts are allocated as it needs them: after running and falling, a batch
+    of 256 games costs what its games hold, its buffers and its threads' scratch space."""
+    envs = 256
+    b = sim_env.BatchSim(envs, 2)
+    fresh = b.bytes_per_env
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        b.step(rng.integers(0, 16, envs).astype(np.int32))
+    assert sim_env.GAME_BYTES < 12 * 1024
+    assert fresh <= b.bytes_per_env < MEMORY_PER_GAME_BOUND
 
 
 LANES = pytest.mark.skipif(

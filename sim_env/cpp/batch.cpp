@@ -73,7 +73,8 @@ uint64_t BatchSim::lane_updates() const {
 }
 
 size_t BatchSim::bytes_per_env() const {
-  // The env (game and episode, with its observation frames) plus this env's share of every buffer.
+  // The env (game and episode, with its observation frames, and the contacts its game holds
+  // now) plus this env's share of every buffer and of the threads' scratch space.
   const BatchBuffers& b = buf_;
   size_t buffers = 0;
   auto add = [&buffers](const auto& v) { buffers += v.size() * sizeof(v[0]); };
@@ -81,7 +82,10 @@ size_t BatchSim::bytes_per_env() const {
   add(b.final_score), add(b.final_time), add(b.terminated), add(b.truncated), add(b.fallen), add(b.jump_landed);
   add(b.finished), add(b.episode_updates), add(b.step_updates), add(b.keys), add(b.late), add(b.obs);
   add(b.final_obs), add(b.terms);
-  return sizeof(Env) + obs_size() * sizeof(float) + buffers / static_cast<size_t>(n_);
+  size_t shared = buffers;
+  for (const auto& s : scratch_) shared += sizeof(StepScratch) + s->constraints.capacity() * sizeof(ContactConstraint);
+  for (const Env& e : envs_) shared += e.game().world.contacts.bytes();
+  return sizeof(Env) + obs_size() * sizeof(float) + shared / static_cast<size_t>(n_);
 }
 
 void BatchSim::write_state(int i) {

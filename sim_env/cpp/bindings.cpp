@@ -685,5 +685,5 @@ PYBIND11_MODULE(_core, m) {
         "(a fall after the jump counts as its landing in the original, and may land short of 100 m).");
   m.attr("HURDLE_M") = qwop::kHurdleM;
   m.attr("TRACK_TOP_Y") = qwop::kTrackTopY;
-  m.attr("GAME_BYTES") = sizeof(Game);
+  m.attr("GAME_BYTES") = sizeof(Game);  // a game's block; its contacts are stored beside it (engine.h)
 }

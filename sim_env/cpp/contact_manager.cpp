@@ -46,10 +46,8 @@ void World::add_pair(int32_t bA, int32_t bB) {
   int32_t ci = kNull;
   if (contactPoolCount > 0) {
     ci = contactPool[--contactPoolCount];
-  } else if (contactSlotsUsed < kMaxContacts) {
-    ci = contactSlotsUsed++;
+  } else if ((ci = contacts.take()) != kNull) {
     Contact& fresh = contacts[ci];
-    std::memset(static_cast<void*>(&fresh), 0, sizeof(Contact));
     fresh.current.type = kManifoldUnset;
     fresh.other.type = kManifoldUnset;
   } else {

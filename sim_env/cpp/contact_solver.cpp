@@ -9,6 +9,7 @@ namespace qwop {
 
 // Contact solver (section 5), over the island's contacts.
 void contact_solver_initialize(World& w, StepScratch& s) {
+  if (s.constraints.size() < static_cast<size_t>(s.contactCount)) s.constraints.resize(static_cast<size_t>(s.contactCount));
   for (int32_t i = 0; i < s.contactCount; ++i) {
     Contact& contact = w.contacts[s.contacts[i]];
     Body& bodyA = w.bodies[contact.bodyA];

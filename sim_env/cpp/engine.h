@@ -6,10 +6,12 @@
 // different run within a few hundred updates. Build with -ffp-contract=off and without
 // fast-math.
 //
-// Layout: all state lives in fixed-capacity arrays addressed by int indices, so a World
-// is trivially copyable (snapshot = memcpy) and needs no heap. Linked lists (bodies,
-// joints, contacts, edges) are kept exactly as the original keeps them (prepend order),
-// because list order decides island order, solver order and contact order.
+// Layout: state lives in arrays addressed by int indices. Bodies, joints and the tree are
+// fixed-capacity arrays in one trivially copyable block (WorldState); contacts live in a
+// ContactStore beside it, which grows with what the game holds (most of kMaxContacts is
+// never used, and memory per game decides how many games a batch keeps in the cache). Linked
+// lists (bodies, joints, contacts, edges) are kept exactly as the original keeps them
+// (prepend order), because list order decides island order, solver order and contact order.
 //
 // One concept per file: shape.cpp (boxes, AABBs, mass), world.cpp (bodies, fixtures,
 // joint and body lifecycle), broad_phase.cpp (dynamic tree, pairs), contact_manager.cpp
@@ -18,25 +20,29 @@
 // sleep); engine_util.h holds the small helpers they share.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
 
 #include "trig.h"
 
 namespace qwop {
 
-// Capacities of a world's pools (a game is one block of memory, copied whole by snapshots
-// and batch resets, so every slot costs memory in every game). QWOP has 18 bodies (3 track
-// tiles, the block, the hurdle's two and the runner's 12) plus the engine's ground body, and
-// 12 joints; a reset destroys the runner before it builds the new one, so these are never
-// exceeded. 18 proxies make at most 35 tree nodes; a step moves each proxy at most twice.
+// Capacities of a world's pools (bodies, joints and tree nodes are in every game's block, so
+// every slot costs memory in every game; contact slots are allocated as a game needs them).
+// QWOP has 18 bodies (3 track tiles, the block, the hurdle's two and the runner's 12) plus
+// the engine's ground body, and 12 joints; a reset destroys the runner before it builds the
+// new one, so these are never exceeded. 18 proxies make at most 35 tree nodes; a step moves each proxy at most twice.
 // The most contacts seen at once over every trace and thousands of random runs is 13, so
 // 48 leaves a wide margin. Exceeding a capacity sets World::overflow, which the bindings
 // report as an error instead of a wrong state.
-constexpr int kMaxBodies = 20;
+constexpr int kMaxBodies = 19;
 constexpr int kMaxJoints = 12;
 constexpr int kMaxContacts = 48;
-constexpr int kMaxNodes = 40;
+constexpr int kMaxNodes = 36;
 constexpr int kMaxMoveBuffer = 48;
 constexpr int kMaxPairs = 512;
 constexpr int kNull = -1;
@@ -85,9 +91,11 @@ struct Transform {
   Mat22 R;
 };
 
+// The original's sweep also has a time t0, read only by continuous collision (TOI), which
+// the game's world never runs (continuousPhysics is off: ENGINE.md).
 struct Sweep {
   Vec2 localCenter, c0, c;
-  double a0, a, t0;
+  double a0, a;
 };
 
 struct AABB {
@@ -188,24 +196,23 @@ struct Body {
   // xf.R is R(xfAngle). sin/cos are pure functions, so when the angle's bits have not
   // changed the rotation is reused instead of recomputed: same bits, less time.
   double xfAngle;
-  Mat22 R0;  // rotation of the pose at the start of the step, R(R0Angle)
-  double R0Angle;
   Sweep sweep;
   Vec2 linearVelocity;
   double angularVelocity;
-  Vec2 force;
+  // The original's force vector is always zero here: the game applies none (only the head's
+  // torque), and the engine offers no way to. Integration adds invMass * 0.0, as it does.
   double torque;
   double sleepTime;
   double mass, invMass, I, invI;
   double inertiaScale, linearDamping, angularDamping;
   Fixture fixture;
   uint32_t flags;
-  int32_t type;
   int32_t prev, next;  // world body list
   int32_t jointList;   // joint edge code or kNull
   int32_t contactList; // contact edge code or kNull
   int32_t userData;
   int32_t islandIndex;
+  int8_t type;  // BodyType
   bool inUse;
 };
 
@@ -224,7 +231,6 @@ enum LimitState : int32_t { kInactiveLimit = 0, kAtLowerLimit = 1, kAtUpperLimit
 
 // Box2D 2.0 force-based revolute joint (ENGINE.md section 14b).
 struct RevoluteJoint {
-  Mat22 pivotMass;
   Vec2 localAnchor1, localAnchor2;
   Vec2 pivotForce;
   double referenceAngle;
@@ -233,7 +239,6 @@ struct RevoluteJoint {
   double maxMotorTorque, motorSpeed;
   double motorMass;
   Edge edgeA, edgeB;
-  Vec2 rA, rB;  // lever arms from initVelocity; rotations do not change during velocity iterations
   int32_t bodyA, bodyB;
   int32_t prev, next;  // world joint list
   int32_t limitState;
@@ -285,6 +290,55 @@ struct Contact {
   const Manifold& manifold() const { return current; }
 };
 
+// A world's contacts. Slots are taken in order (a new slot is zeroed) and reused through the
+// world's pool, so the slots below used() are all a world has ever held; they are stored
+// outside the world's block and the store grows as the game needs them (13 is the most ever
+// seen at once), so a game costs the memory of the contacts it holds, not of kMaxContacts.
+// Copies copy the used slots; the capacity is not part of the game's state.
+class ContactStore {
+ public:
+  ContactStore() = default;
+  ContactStore(const ContactStore& o) { *this = o; }
+  ContactStore& operator=(const ContactStore& o) {
+    if (this != &o) assign(o.slots_.get(), o.used_);
+    return *this;
+  }
+  ContactStore(ContactStore&&) noexcept = default;
+  ContactStore& operator=(ContactStore&&) noexcept = default;
+
+  Contact& operator[](int32_t i) { return slots_[i]; }
+  const Contact& operator[](int32_t i) const { return slots_[i]; }
+  const Contact* data() const { return slots_.get(); }
+  int32_t used() const { return used_; }
+  int32_t capacity() const { return capacity_; }
+  size_t bytes() const { return static_cast<size_t>(capacity_) * sizeof(Contact); }
+  // A new zeroed slot, or kNull when kMaxContacts are taken.
+  int32_t take() {
+    if (used_ == kMaxContacts) return kNull;
+    if (used_ == capacity_) grow(used_ + 1);
+    std::memset(static_cast<void*>(&slots_[used_]), 0, sizeof(Contact));
+    return used_++;
+  }
+  void clear() { used_ = 0; }
+  // The slots become these `n` contacts.
+  void assign(const Contact* c, int32_t n) {
+    if (n > capacity_) grow(n);
+    if (n > 0) std::memcpy(static_cast<void*>(slots_.get()), c, static_cast<size_t>(n) * sizeof(Contact));
+    used_ = n;
+  }
+
+ private:
+  // Room for exactly n slots: a game grows a slot at a time, a handful of times in its life.
+  void grow(int32_t n) {
+    std::unique_ptr<Contact[]> more(new Contact[static_cast<size_t>(n)]);
+    if (used_ > 0) std::memcpy(static_cast<void*>(more.get()), slots_.get(), static_cast<size_t>(used_) * sizeof(Contact));
+    slots_ = std::move(more);
+    capacity_ = n;
+  }
+  std::unique_ptr<Contact[]> slots_;
+  int32_t capacity_ = 0, used_ = 0;
+};
+
 struct TreeNode {
   AABB aabb;
   int32_t userData;  // body index for leaves, kNull for internal nodes
@@ -332,12 +386,29 @@ struct ContactConstraint {
   int32_t pointCount;
 };
 
+// What a joint's velocity set-up computes for its velocity iterations: scratch of one step
+// (the next step computes it again before any use), so it is kept with the island, not in
+// every game.
+struct JointVelocityData {
+  Mat22 pivotMass;
+  Vec2 rA, rB;  // lever arms; rotations do not change during velocity iterations
+};
+
 struct StepScratch {
   int32_t bodies[kMaxBodies];
   int32_t contacts[kMaxContacts];
   int32_t joints[kMaxJoints];
+  JointVelocityData jointData[kMaxJoints];  // of joints[i]
+  // Each integrated body's rotation at the start of the step, R(R0Angle[b]) (bit b of
+  // r0Valid says it is of this step): the broad phase's swept AABBs reuse it instead of
+  // computing sin and cos again.
+  Mat22 R0[kMaxBodies];
+  double R0Angle[kMaxBodies];
+  uint32_t r0Valid;
+  static_assert(kMaxBodies <= 32, "r0Valid has a bit per body");
   int32_t stack[kMaxBodies];
-  ContactConstraint constraints[kMaxContacts];
+  // Of contacts[i]; grown to the largest island's contacts (scratch of every thread and lane).
+  std::vector<ContactConstraint> constraints;
   Pair pairs[kMaxPairs];
   int32_t bodyCount, contactCount, jointCount;
 };
@@ -348,8 +419,46 @@ struct TimeStep {
   bool warmStarting;
 };
 
-class World {
+// Everything a world holds except its contacts: one trivially copyable block.
+struct WorldState {
+  Body bodies[kMaxBodies];
+  RevoluteJoint joints[kMaxJoints];
+  // Destroyed contacts are pooled and reused last-destroyed-first with their stale
+  // manifolds, as the original's factory does (only visible in diagnostics).
+  int32_t contactPool[kMaxContacts];
+  int32_t contactPoolCount;
+  DynamicTree tree;
+  int32_t moveBuffer[kMaxMoveBuffer];
+  int32_t moveCount;
+  Vec2 gravity;
+  double inv_dt0;
+  int32_t bodyList, jointList, contactList;
+  int32_t bodyCount, jointCount, contactCount;
+  uint32_t flags;  // kWorldNewFixture | kWorldLocked
+  bool allowSleep;
+  bool warmStarting;
+  bool overflow;  // a capacity was exceeded; the state is no longer trustworthy
+  trig::Variant trigVariant;  // whose sin/cos the world computes; set before the first body
+};
+static_assert(std::is_trivially_copyable_v<WorldState> && std::is_standard_layout_v<WorldState>,
+              "a world's block is copied and saved as bytes");
+
+class World : public WorldState {
  public:
+  World() = default;
+  // The block is copied as bytes (padding included, so that equal worlds save equal bytes),
+  // the contacts slot by slot.
+  World(const World& o) : WorldState(), contacts(o.contacts) { copy_state(o); }
+  World& operator=(const World& o) {
+    if (this != &o) {
+      copy_state(o);
+      contacts = o.contacts;
+    }
+    return *this;
+  }
+
+  ContactStore contacts;
+
   void init(Vec2 gravity, bool allowSleep, trig::Variant variant = trig::kFma);
 
   int32_t create_body(const BodyDef& def);
@@ -397,31 +506,13 @@ class World {
   int32_t contact_list() const { return contactList; }
   int32_t joint_list() const { return jointList; }
 
-  Body bodies[kMaxBodies];
-  RevoluteJoint joints[kMaxJoints];
-  Contact contacts[kMaxContacts];
-  // Destroyed contacts are pooled and reused last-destroyed-first with their stale
-  // manifolds, as the original's factory does (only visible in diagnostics).
-  int32_t contactPool[kMaxContacts];
-  int32_t contactPoolCount;
-  int32_t contactSlotsUsed;
-  DynamicTree tree;
-  int32_t moveBuffer[kMaxMoveBuffer];
-  int32_t moveCount;
-  Vec2 gravity;
-  double inv_dt0;
-  int32_t bodyList, jointList, contactList;
-  int32_t bodyCount, jointCount, contactCount;
-  uint32_t flags;  // kWorldNewFixture | kWorldLocked
-  bool allowSleep;
-  bool warmStarting;
-  bool overflow;  // a capacity was exceeded; the state is no longer trustworthy
-  trig::Variant trigVariant;  // whose sin/cos the world computes; set before the first body
-
   static constexpr uint32_t kWorldNewFixture = 0x0001;
   static constexpr uint32_t kWorldLocked = 0x0002;
 
  private:
+  void copy_state(const World& o) {
+    std::memcpy(static_cast<void*>(static_cast<WorldState*>(this)), static_cast<const WorldState*>(&o), sizeof(WorldState));
+  }
   // broad phase
   int32_t allocate_node();
   void free_node(int32_t n);
@@ -434,7 +525,7 @@ class World {
   void unbuffer_move(int32_t proxy);
   void find_new_contacts(StepScratch* scratch);
   void synchronize_fixture(int32_t b, const Transform& xf1, const Transform& xf2);
-  void synchronize_fixtures(int32_t b);
+  void synchronize_fixtures(int32_t b, const StepScratch& s);
   void reset_mass_data(int32_t b);
 
   // contacts
@@ -456,11 +547,11 @@ void collide_polygons(Manifold& manifold, const PolygonShape& polyA, const Trans
 // Revolute joint steps (ENGINE.md 14b).
 // The largest squared pivot error whose square root is within kLinearSlop (revolute_joint.cpp).
 extern const double kJointSquaredErrorBound;
-void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step);
+void joint_init_velocity(World& w, RevoluteJoint& j, JointVelocityData& d, const TimeStep& step);
 // The motor and limit bookkeeping of joint_init_velocity (motor force, limit state and force),
 // from the two bodies' sweep angles.
 void joint_init_limits(RevoluteJoint& j, double angleA, double angleB);
-void joint_solve_velocity(World& w, RevoluteJoint& j, const TimeStep& step);
+void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d, const TimeStep& step);
 bool joint_solve_position(World& w, RevoluteJoint& j);
 
 }  // namespace qwop

@@ -60,7 +60,7 @@ void Episode::end_step(const double* after, double dt, double time_after, int n,
 Env::Env(const EpisodeOptions& options, const Game* initial) : episode_(options), initial_(initial) { reset(); }
 
 void Env::reset() {
-  std::memcpy(static_cast<void*>(&game_), initial_, sizeof(Game));
+  game_ = *initial_;
   double s[kNumParts * kStateColumns];
   game_.body_state(s);
   episode_.begin(s, 0);

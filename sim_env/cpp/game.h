@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "engine.h"
 #include "lockstep.h"
@@ -34,9 +36,8 @@ struct GameFlags {
   bool fallen, gameEnded, jumped, jumpLanded, pause, firstClick;
 };
 
-// One whole game (one browser page). Trivially copyable: a snapshot is its bytes.
-struct Game {
-  World world;
+// A game's own fields, beside its world: one trivially copyable block.
+struct GameState {
   int32_t partBody[kNumParts];
   int32_t joint[kNumJoints];
   int32_t tile[kNumTiles];
@@ -50,6 +51,24 @@ struct Game {
   bool runnerExists;
   int64_t updates;  // updates since page load
   int64_t resets;   // resets since page load
+};
+static_assert(std::is_trivially_copyable_v<GameState> && std::is_standard_layout_v<GameState>,
+              "a game's block is copied and saved as bytes");
+
+// One whole game (one browser page). Copies are exact: its blocks as bytes, its world's
+// contacts slot by slot; a snapshot is the same (snapshot.h).
+struct Game : GameState {
+  Game() = default;
+  Game(const Game& o) : GameState(), world(o.world) { copy_state(o); }
+  Game& operator=(const Game& o) {
+    if (this != &o) {
+      copy_state(o);
+      world = o.world;
+    }
+    return *this;
+  }
+
+  World world;
 
   // Page loaded, no update run; with firstClick the click to begin has been made (the
   // traces' initial state), without it the game is on its intro screen.
@@ -79,6 +98,9 @@ struct Game {
   bool finished() const { return finished_100m(flags.gameEnded, flags.jumpLanded, score); }
 
  private:
+  void copy_state(const Game& o) {
+    std::memcpy(static_cast<void*>(static_cast<GameState*>(this)), static_cast<const GameState*>(&o), sizeof(GameState));
+  }
   void create_player();
   void end_game();
   friend struct GameListener;

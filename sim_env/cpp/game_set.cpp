@@ -14,7 +14,7 @@ GameSet::GameSet(trig::Variant variant) : games_(1) { games_[0].load(true, varia
 GameSet GameSet::select(const int32_t* indices, size_t n) const {
   GameSet out;
   out.games_.resize(n);
-  for (size_t i = 0; i < n; ++i) std::memcpy(static_cast<void*>(&out.games_[i]), &games_[indices[i]], sizeof(Game));
+  for (size_t i = 0; i < n; ++i) out.games_[i] = games_[indices[i]];
   return out;
 }
 
@@ -58,7 +58,7 @@ void GameSet::expand(const int32_t* parent, const int8_t* keys, size_t n, int ho
         int t[kLanes];
         for (int l = 0; l < lanes; ++l) {
           g[l] = keep ? &keep->games_[c + l] : own[l].get();
-          std::memcpy(static_cast<void*>(g[l]), &games_[parent[c + l]], sizeof(Game));
+          *g[l] = games_[parent[c + l]];
           k[l] = keys + (c + l) * static_cast<size_t>(horizon);
           t[l] = 0;
         }

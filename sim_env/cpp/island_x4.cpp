@@ -176,9 +176,6 @@ QWOP_X4_INLINE void init_joint(IslandX4& x, World* const* W, int j, const TimeSt
   store(J.m12, mul(vneg(det), K.c2x));
   store(J.m21, mul(vneg(det), K.c1y));
   store(J.m22, mul(det, K.c1x));
-  ROW_OUT(J.rAx, joints[j].rA.x); ROW_OUT(J.rAy, joints[j].rA.y); ROW_OUT(J.rBx, joints[j].rB.x); ROW_OUT(J.rBy, joints[j].rB.y);
-  ROW_OUT(J.m11, joints[j].pivotMass.col1.x); ROW_OUT(J.m12, joints[j].pivotMass.col2.x);
-  ROW_OUT(J.m21, joints[j].pivotMass.col1.y); ROW_OUT(J.m22, joints[j].pivotMass.col2.y);
   const double motorMass = 1.0 / (J.iA + J.iB);
   for (int g = 0; g < kLanes; ++g) {
     RevoluteJoint& Jg = W[g]->joints[j];

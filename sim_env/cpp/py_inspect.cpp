@@ -58,7 +58,7 @@ py::dict game_detail(const Game& g) {
   py::list bodies;
   for (int p = 0; p < kNumParts; ++p) {
     const qwop::Body& b = g.part(p);
-    bodies.append(py::make_tuple(b.torque, b.force.x, b.force.y, b.flags, b.sleepTime));
+    bodies.append(py::make_tuple(b.torque, 0.0, 0.0, b.flags, b.sleepTime));  // force: always zero (engine.h)
   }
   py::list tracks;
   for (int32_t bi = w.body_list(); bi != qwop::kNull; bi = w.bodies[bi].next) {

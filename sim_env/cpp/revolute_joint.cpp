@@ -75,20 +75,20 @@ void joint_init_limits(RevoluteJoint& j, double angleA, double angleB) {
   }
 }
 
-void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step) {
+void joint_init_velocity(World& w, RevoluteJoint& j, JointVelocityData& d, const TimeStep& step) {
   Body& A = w.bodies[j.bodyA];
   Body& B = w.bodies[j.bodyB];
-  const Vec2 rA = j.rA = lever(A, j.localAnchor1);
-  const Vec2 rB = j.rB = lever(B, j.localAnchor2);
+  const Vec2 rA = d.rA = lever(A, j.localAnchor1);
+  const Vec2 rB = d.rB = lever(B, j.localAnchor2);
   const double mA = A.invMass, mB = B.invMass, iA = A.invI, iB = B.invI;
   const Mat22 K = joint_k(mA, mB, iA, iB, rA, rB);
   {
     double det = K.col1.x * K.col2.y - K.col2.x * K.col1.y;
     if (det != 0.0) det = 1.0 / det;
-    j.pivotMass.col1.x = det * K.col2.y;
-    j.pivotMass.col2.x = -det * K.col2.x;
-    j.pivotMass.col1.y = -det * K.col1.y;
-    j.pivotMass.col2.y = det * K.col1.x;
+    d.pivotMass.col1.x = det * K.col2.y;
+    d.pivotMass.col2.x = -det * K.col2.x;
+    d.pivotMass.col1.y = -det * K.col1.y;
+    d.pivotMass.col2.y = det * K.col1.x;
   }
   j.motorMass = 1.0 / (iA + iB);
   joint_init_limits(j, A.sweep.a, B.sweep.a);
@@ -108,18 +108,18 @@ void joint_init_velocity(World& w, RevoluteJoint& j, const TimeStep& step) {
   j.limitPositionImpulse = 0.0;
 }
 
-void joint_solve_velocity(World& w, RevoluteJoint& j, const TimeStep& step) {
+void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d, const TimeStep& step) {
   Body& A = w.bodies[j.bodyA];
   Body& B = w.bodies[j.bodyB];
-  const Vec2 rA = j.rA;
-  const Vec2 rB = j.rB;
+  const Vec2 rA = d.rA;
+  const Vec2 rB = d.rB;
   const double mA = A.invMass, mB = B.invMass, iA = A.invI, iB = B.invI;
   Vec2& vA = A.linearVelocity;
   Vec2& vB = B.linearVelocity;
   const double cdotX = ((vB.x + (-B.angularVelocity) * rB.y) - vA.x) - (-A.angularVelocity) * rA.y;
   const double cdotY = ((vB.y + B.angularVelocity * rB.x) - vA.y) - A.angularVelocity * rA.x;
-  const double fX = (-step.inv_dt) * (j.pivotMass.col1.x * cdotX + j.pivotMass.col2.x * cdotY);
-  const double fY = (-step.inv_dt) * (j.pivotMass.col1.y * cdotX + j.pivotMass.col2.y * cdotY);
+  const double fX = (-step.inv_dt) * (d.pivotMass.col1.x * cdotX + d.pivotMass.col2.x * cdotY);
+  const double fY = (-step.inv_dt) * (d.pivotMass.col1.y * cdotX + d.pivotMass.col2.y * cdotY);
   j.pivotForce.x += fX;
   j.pivotForce.y += fY;
   const double PX = step.dt * fX;

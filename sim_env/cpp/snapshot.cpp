@@ -2,8 +2,8 @@
 #include "snapshot.h"
 
 #include <cstring>
+#include <memory>
 #include <stdexcept>
-#include <type_traits>
 
 namespace qwop {
 
@@ -13,20 +13,28 @@ constexpr char kMagic[8] = {'Q', 'W', 'O', 'P', 'S', 'N', 'A', 'P'};
 struct Header {
   char magic[8];
   uint32_t version;
-  uint32_t size;
+  uint32_t size;       // bytes of the two blocks
+  uint32_t contacts;   // contact slots that follow them
+  uint32_t contactSize;
 };
-static_assert(std::is_trivially_copyable_v<Game>, "a snapshot is the game's bytes");
+constexpr size_t kBlocks = sizeof(GameState) + sizeof(WorldState);
 
 }  // namespace
 
 std::string take_snapshot(const Game& g) {
-  std::string s(sizeof(Header) + sizeof(Game), '\0');
-  Header h;
+  const size_t n = static_cast<size_t>(g.world.contacts.used());
+  std::string s(sizeof(Header) + kBlocks + n * sizeof(Contact), '\0');
+  Header h{};
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
   h.version = kSnapshotVersion;
-  h.size = sizeof(Game);
-  std::memcpy(s.data(), &h, sizeof(h));
-  std::memcpy(s.data() + sizeof(h), &g, sizeof(Game));
+  h.size = static_cast<uint32_t>(kBlocks);
+  h.contacts = static_cast<uint32_t>(n);
+  h.contactSize = static_cast<uint32_t>(sizeof(Contact));
+  char* out = s.data();
+  std::memcpy(out, &h, sizeof(h));
+  std::memcpy(out + sizeof(h), static_cast<const GameState*>(&g), sizeof(GameState));
+  std::memcpy(out + sizeof(h) + sizeof(GameState), static_cast<const WorldState*>(&g.world), sizeof(WorldState));
+  if (n > 0) std::memcpy(out + sizeof(h) + kBlocks, g.world.contacts.data(), n * sizeof(Contact));
   return s;
 }
 
@@ -35,12 +43,20 @@ void restore_snapshot(Game& g, const std::string& s) {
   if (s.size() < sizeof(h)) throw std::invalid_argument("not a QwopSim snapshot: too short");
   std::memcpy(&h, s.data(), sizeof(h));
   if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) throw std::invalid_argument("not a QwopSim snapshot: bad header");
-  if (h.version != kSnapshotVersion || h.size != sizeof(Game) || s.size() != sizeof(h) + sizeof(Game)) {
+  if (h.version != kSnapshotVersion || h.size != kBlocks || h.contactSize != sizeof(Contact) ||
+      h.contacts > static_cast<uint32_t>(kMaxContacts) ||
+      s.size() != sizeof(h) + kBlocks + static_cast<size_t>(h.contacts) * sizeof(Contact)) {
     throw std::invalid_argument("snapshot is from another simulator version (snapshot v" + std::to_string(h.version) +
                                 ", this build v" + std::to_string(kSnapshotVersion) +
                                 "); take a new snapshot with this version");
   }
-  std::memcpy(static_cast<void*>(&g), s.data() + sizeof(h), sizeof(Game));
+  const char* in = s.data() + sizeof(h);
+  std::memcpy(static_cast<void*>(static_cast<GameState*>(&g)), in, sizeof(GameState));
+  std::memcpy(static_cast<void*>(static_cast<WorldState*>(&g.world)), in + sizeof(GameState), sizeof(WorldState));
+  // The slots go through a copy: the string's bytes need not be aligned for Contact.
+  std::unique_ptr<Contact[]> slots(new Contact[h.contacts ? h.contacts : 1]);
+  std::memcpy(static_cast<void*>(slots.get()), in + kBlocks, static_cast<size_t>(h.contacts) * sizeof(Contact));
+  g.world.contacts.assign(slots.get(), static_cast<int32_t>(h.contacts));
 }
 
 }  // namespace qwop

@@ -1,5 +1,6 @@
-// A game's snapshot: its bytes behind a header naming the format and the build's layout.
-// Game is trivially copyable, so a snapshot restores the exact state (bit for bit).
+// A game's snapshot: its two blocks (GameState, WorldState) as bytes, then the contacts its
+// world holds, behind a header naming the format and the build's layout. It restores the
+// exact state (bit for bit), and equal games give equal snapshots.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 namespace qwop {
 
 // Bump when Game's layout or semantics change: old snapshots are then refused.
-constexpr uint32_t kSnapshotVersion = 5;
+constexpr uint32_t kSnapshotVersion = 6;
 
 std::string take_snapshot(const Game& g);
 // Throws std::invalid_argument saying why the bytes are not a snapshot of this build.

@@ -17,7 +17,8 @@ const double kAngularSleepTolerance = 0.011111111111111112 * kPi;
 // ---------------------------------------------------------------- world (section 3)
 
 void World::init(Vec2 g, bool sleep, trig::Variant variant) {
-  std::memset(static_cast<void*>(this), 0, sizeof(World));
+  std::memset(static_cast<void*>(static_cast<WorldState*>(this)), 0, sizeof(WorldState));
+  contacts.clear();
   trigVariant = variant;
   gravity = g;
   allowSleep = sleep;
@@ -53,10 +54,7 @@ int32_t World::create_body(const BodyDef& def) {
   b.xf.position = def.position;
   b.xf.R.set_angle(def.angle, trigVariant);
   b.xfAngle = def.angle;
-  b.R0 = b.xf.R;
-  b.R0Angle = def.angle;
   b.sweep.localCenter = {0.0, 0.0};
-  b.sweep.t0 = 1.0;
   b.sweep.a0 = b.sweep.a = def.angle;
   const Mat22& R = b.xf.R;
   const Vec2& lc = b.sweep.localCenter;
@@ -69,10 +67,9 @@ int32_t World::create_body(const BodyDef& def) {
   b.contactList = kNull;
   b.linearDamping = def.linearDamping;
   b.angularDamping = def.angularDamping;
-  b.force = {0.0, 0.0};
   b.torque = 0.0;
   b.sleepTime = 0.0;
-  b.type = def.type;
+  b.type = static_cast<int8_t>(def.type);
   if (b.type == kDynamicBody) {
     b.mass = 1.0;
     b.invMass = 1.0;
@@ -174,7 +171,6 @@ void World::set_awake(int32_t bi, bool flag) {
     b.sleepTime = 0.0;
     b.linearVelocity = {0.0, 0.0};
     b.angularVelocity = 0.0;
-    b.force = {0.0, 0.0};
     b.torque = 0.0;
   }
 }
@@ -211,11 +207,11 @@ void World::set_position_and_angle(int32_t bi, Vec2 p, double angle) {
   find_new_contacts(nullptr);
 }
 
-void World::synchronize_fixtures(int32_t bi) {
+void World::synchronize_fixtures(int32_t bi, const StepScratch& s) {
   Body& b = bodies[bi];
   Transform xf1;
-  if (same_bits(b.sweep.a0, b.R0Angle)) {
-    xf1.R = b.R0;
+  if ((s.r0Valid >> bi & 1u) && same_bits(b.sweep.a0, s.R0Angle[bi])) {
+    xf1.R = s.R0[bi];
   } else {
     xf1.R.set_angle(b.sweep.a0, trigVariant);
   }

@@ -27,6 +27,7 @@ TimeStep World::begin_step(double dt, int32_t velocityIterations, int32_t positi
     flags &= ~kWorldNewFixture;
   }
   flags |= kWorldLocked;
+  scratch.r0Valid = 0;
   TimeStep step;
   step.dt = dt;
   step.velocityIterations = velocityIterations;
@@ -134,7 +135,7 @@ void World::end_solve(StepScratch& s) {
     const Body& body = bodies[b];
     if ((body.flags & kBodyAwake) == 0 || (body.flags & kBodyActive) == 0) continue;
     if (body.type == kStaticBody) continue;
-    synchronize_fixtures(b);
+    synchronize_fixtures(b, s);
   }
   find_new_contacts(&s);
 }
@@ -143,7 +144,7 @@ void World::end_solve(StepScratch& s) {
 void World::solve_island(const TimeStep& step, StepScratch& s) {
   island_prepare(step, s);
   for (int32_t it = 0; it < step.velocityIterations; ++it) {
-    for (int32_t i = 0; i < s.jointCount; ++i) joint_solve_velocity(*this, joints[s.joints[i]], step);
+    for (int32_t i = 0; i < s.jointCount; ++i) joint_solve_velocity(*this, joints[s.joints[i]], s.jointData[i], step);
     contact_solver_solve_velocity(*this, s);
   }
   island_integrate(step, s);
@@ -163,8 +164,8 @@ void World::island_prepare(const TimeStep& step, StepScratch& s, bool with_joint
   for (int32_t i = 0; i < s.bodyCount; ++i) {
     Body& b = bodies[s.bodies[i]];
     if (b.type != kDynamicBody) continue;
-    b.linearVelocity.x += step.dt * (gravity.x + b.invMass * b.force.x);
-    b.linearVelocity.y += step.dt * (gravity.y + b.invMass * b.force.y);
+    b.linearVelocity.x += step.dt * (gravity.x + b.invMass * 0.0);
+    b.linearVelocity.y += step.dt * (gravity.y + b.invMass * 0.0);
     b.angularVelocity += step.dt * b.invI * b.torque;
     const double ld = b2clamp(1.0 - step.dt * b.linearDamping, 0.0, 1.0);
     b.linearVelocity.x *= ld;
@@ -174,7 +175,7 @@ void World::island_prepare(const TimeStep& step, StepScratch& s, bool with_joint
   contact_solver_initialize(*this, s);
   contact_solver_warm_start(*this, s, step);
   if (!with_joints) return;
-  for (int32_t i = 0; i < s.jointCount; ++i) joint_init_velocity(*this, joints[s.joints[i]], step);
+  for (int32_t i = 0; i < s.jointCount; ++i) joint_init_velocity(*this, joints[s.joints[i]], s.jointData[i], step);
 }
 
 void World::island_integrate(const TimeStep& step, StepScratch& s) {
@@ -206,8 +207,9 @@ void World::island_integrate(const TimeStep& step, StepScratch& s) {
     }
     b.sweep.c0 = b.sweep.c;
     b.sweep.a0 = b.sweep.a;
-    b.R0 = b.xf.R;
-    b.R0Angle = b.xfAngle;
+    s.R0[bi] = b.xf.R;
+    s.R0Angle[bi] = b.xfAngle;
+    s.r0Valid |= 1u << bi;
     b.sweep.c.x += step.dt * b.linearVelocity.x;
     b.sweep.c.y += step.dt * b.linearVelocity.y;
     b.sweep.a += step.dt * b.angularVelocity;
