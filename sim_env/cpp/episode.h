@@ -65,7 +65,7 @@ class Episode {
   std::vector<float> frames_;
 };
 
-// One simulated env: a game and its episode. Reset copies the initial game's bytes.
+// One simulated env: a game and its episode. Reset copies the initial game (copies are exact).
 class Env {
  public:
   Env(const EpisodeOptions& options, const Game* initial);
