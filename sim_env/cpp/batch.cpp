@@ -189,6 +189,19 @@ void cpu_relax() {
 // woken thread starts tens of microseconds late on a busy VM, longer than a small batch's step.
 constexpr int kSpinRounds = 4000;
 
+// Waits until done(): spinning first (what the caller waits for is short), then giving up the
+// core on each check (a thread it waits for may have been descheduled).
+template <class Done>
+void wait_until(Done done) {
+  for (int spin = 0; !done(); ++spin) {
+    if (spin < kSpinRounds) {
+      cpu_relax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
 }  // namespace
 
 bool BatchSim::claim(Share& sh, uint64_t gen, bool from_end, int& begin, int& end) {
@@ -227,7 +240,7 @@ void BatchSim::step() {
     return;
   }
   // A thread that woke late for the last step may still be claiming (and finding nothing).
-  while (active_.load(std::memory_order_acquire) != 0) cpu_relax();
+  wait_until([this] { return active_.load(std::memory_order_acquire) == 0; });
   const uint64_t gen = generation_.load(std::memory_order_relaxed) + 1;
   done_.store(0, std::memory_order_relaxed);
   for (int t = 0; t < threads_; ++t) {
@@ -241,13 +254,7 @@ void BatchSim::step() {
   cv_start_.notify_all();
   run_shares(gen, 0);  // the calling thread works too
   // What is left is being stepped by threads that are running, so this wait is short.
-  for (int spin = 0; done_.load(std::memory_order_acquire) < n_; ++spin) {
-    if (spin < kSpinRounds) {
-      cpu_relax();
-    } else {
-      std::this_thread::yield();
-    }
-  }
+  wait_until([this] { return done_.load(std::memory_order_acquire) >= n_; });
 }
 
 void BatchSim::worker(int index) {
