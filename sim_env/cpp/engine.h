@@ -320,10 +320,10 @@ class ContactStore {
     return used_++;
   }
   void clear() { used_ = 0; }
-  // The slots become these `n` contacts.
-  void assign(const Contact* c, int32_t n) {
+  // The slots become the `n` contacts whose bytes start at `slots` (any alignment: a snapshot's).
+  void assign(const void* slots, int32_t n) {
     if (n > capacity_) grow(n);
-    if (n > 0) std::memcpy(static_cast<void*>(slots_.get()), c, static_cast<size_t>(n) * sizeof(Contact));
+    if (n > 0) std::memcpy(static_cast<void*>(slots_.get()), slots, static_cast<size_t>(n) * sizeof(Contact));
     used_ = n;
   }
 

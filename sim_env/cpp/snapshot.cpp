@@ -2,7 +2,6 @@
 #include "snapshot.h"
 
 #include <cstring>
-#include <memory>
 #include <stdexcept>
 
 namespace qwop {
@@ -53,10 +52,7 @@ void restore_snapshot(Game& g, const std::string& s) {
   const char* in = s.data() + sizeof(h);
   std::memcpy(static_cast<void*>(static_cast<GameState*>(&g)), in, sizeof(GameState));
   std::memcpy(static_cast<void*>(static_cast<WorldState*>(&g.world)), in + sizeof(GameState), sizeof(WorldState));
-  // The slots go through a copy: the string's bytes need not be aligned for Contact.
-  std::unique_ptr<Contact[]> slots(new Contact[h.contacts ? h.contacts : 1]);
-  std::memcpy(static_cast<void*>(slots.get()), in + kBlocks, static_cast<size_t>(h.contacts) * sizeof(Contact));
-  g.world.contacts.assign(slots.get(), static_cast<int32_t>(h.contacts));
+  g.world.contacts.assign(in + kBlocks, static_cast<int32_t>(h.contacts));
 }
 
 }  // namespace qwop
