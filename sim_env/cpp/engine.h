@@ -35,9 +35,9 @@ namespace qwop {
 // every slot costs memory in every game; contact slots are allocated as a game needs them).
 // QWOP has 18 bodies (3 track tiles, the block, the hurdle's two and the runner's 12) plus
 // the engine's ground body, and 12 joints; a reset destroys the runner before it builds the
-// new one, so these are never exceeded. 18 proxies make at most 35 tree nodes; a step moves each proxy at most twice.
-// The most contacts seen at once over every trace and thousands of random runs is 13, so
-// 48 leaves a wide margin. Exceeding a capacity sets World::overflow, which the bindings
+// new one, so these are never exceeded. 18 proxies make at most 35 tree nodes; a step moves
+// each proxy at most twice. The most contacts seen at once over every trace and thousands of
+// random runs is 13, so 48 leaves a wide margin. Exceeding a capacity sets World::overflow, which the bindings
 // report as an error instead of a wrong state.
 constexpr int kMaxBodies = 19;
 constexpr int kMaxJoints = 12;
@@ -419,6 +419,19 @@ struct TimeStep {
   bool warmStarting;
 };
 
+// Blocks of state (WorldState, GameState) are copied and cleared as bytes, padding included,
+// so that equal states have equal bytes (snapshots are compared byte for byte).
+template <class Block>
+inline void copy_block(Block& dst, const Block& src) {
+  static_assert(std::is_trivially_copyable_v<Block> && std::is_standard_layout_v<Block>, "a block of bytes");
+  std::memcpy(static_cast<void*>(&dst), &src, sizeof(Block));
+}
+template <class Block>
+inline void zero_block(Block& b) {
+  static_assert(std::is_trivially_copyable_v<Block> && std::is_standard_layout_v<Block>, "a block of bytes");
+  std::memset(static_cast<void*>(&b), 0, sizeof(Block));
+}
+
 // Everything a world holds except its contacts: one trivially copyable block.
 struct WorldState {
   Body bodies[kMaxBodies];
@@ -440,18 +453,15 @@ struct WorldState {
   bool overflow;  // a capacity was exceeded; the state is no longer trustworthy
   trig::Variant trigVariant;  // whose sin/cos the world computes; set before the first body
 };
-static_assert(std::is_trivially_copyable_v<WorldState> && std::is_standard_layout_v<WorldState>,
-              "a world's block is copied and saved as bytes");
 
 class World : public WorldState {
  public:
   World() = default;
-  // The block is copied as bytes (padding included, so that equal worlds save equal bytes),
-  // the contacts slot by slot.
-  World(const World& o) : WorldState(), contacts(o.contacts) { copy_state(o); }
+  // The block is copied as bytes, the contacts slot by slot.
+  World(const World& o) : WorldState(), contacts(o.contacts) { copy_block<WorldState>(*this, o); }
   World& operator=(const World& o) {
     if (this != &o) {
-      copy_state(o);
+      copy_block<WorldState>(*this, o);
       contacts = o.contacts;
     }
     return *this;
@@ -510,9 +520,6 @@ class World : public WorldState {
   static constexpr uint32_t kWorldLocked = 0x0002;
 
  private:
-  void copy_state(const World& o) {
-    std::memcpy(static_cast<void*>(static_cast<WorldState*>(this)), static_cast<const WorldState*>(&o), sizeof(WorldState));
-  }
   // broad phase
   int32_t allocate_node();
   void free_node(int32_t n);

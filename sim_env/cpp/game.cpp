@@ -115,7 +115,7 @@ struct GameListener final : ContactListener {
 };
 
 void Game::load(bool firstClick, trig::Variant variant) {
-  std::memset(static_cast<void*>(static_cast<GameState*>(this)), 0, sizeof(GameState));
+  zero_block<GameState>(*this);
   world.init({0.0, 10.0}, true, variant);
   for (int i = 0; i < kNumTiles; ++i) tile[i] = create_box_body(world, def::kBodies[i], kUserTrack);
   block = create_box_body(world, def::kBodies[3], kUserBlock);

@@ -4,8 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 
 #include "engine.h"
 #include "lockstep.h"
@@ -52,17 +50,15 @@ struct GameState {
   int64_t updates;  // updates since page load
   int64_t resets;   // resets since page load
 };
-static_assert(std::is_trivially_copyable_v<GameState> && std::is_standard_layout_v<GameState>,
-              "a game's block is copied and saved as bytes");
 
 // One whole game (one browser page). Copies are exact: its blocks as bytes, its world's
 // contacts slot by slot; a snapshot is the same (snapshot.h).
 struct Game : GameState {
   Game() = default;
-  Game(const Game& o) : GameState(), world(o.world) { copy_state(o); }
+  Game(const Game& o) : GameState(), world(o.world) { copy_block<GameState>(*this, o); }
   Game& operator=(const Game& o) {
     if (this != &o) {
-      copy_state(o);
+      copy_block<GameState>(*this, o);
       world = o.world;
     }
     return *this;
@@ -98,9 +94,6 @@ struct Game : GameState {
   bool finished() const { return finished_100m(flags.gameEnded, flags.jumpLanded, score); }
 
  private:
-  void copy_state(const Game& o) {
-    std::memcpy(static_cast<void*>(static_cast<GameState*>(this)), static_cast<const GameState*>(&o), sizeof(GameState));
-  }
   void create_player();
   void end_game();
   friend struct GameListener;

@@ -17,7 +17,7 @@ const double kAngularSleepTolerance = 0.011111111111111112 * kPi;
 // ---------------------------------------------------------------- world (section 3)
 
 void World::init(Vec2 g, bool sleep, trig::Variant variant) {
-  std::memset(static_cast<void*>(static_cast<WorldState*>(this)), 0, sizeof(WorldState));
+  zero_block<WorldState>(*this);
   contacts.clear();
   trigVariant = variant;
   gravity = g;
