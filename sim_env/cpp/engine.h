@@ -77,12 +77,11 @@ struct Mat22 {
   Vec2 col1, col2;
   // R(angle), with sin and cos as the world's variant of glibc computes them (trig.h).
   void set_angle(double angle, trig::Variant v) {
-    double s, c;
-    trig::sincos(v, angle, &s, &c);
-    col1.x = c;
-    col2.x = -s;
-    col1.y = s;
-    col2.y = c;
+    const trig::SinCos r = trig::sincos(v, angle);
+    col1.x = r.c;
+    col2.x = -r.s;
+    col1.y = r.s;
+    col2.y = r.c;
   }
 };
 

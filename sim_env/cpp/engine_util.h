@@ -101,11 +101,25 @@ inline int32_t first_free_slot(const T (&pool)[N]) {
 // Section 4: a body's transform from its sweep (synchronizeTransform).
 inline void sync_transform(World& w, int32_t bi) {
   Body& b = w.bodies[bi];
-  set_body_rotation(b, b.sweep.a, w.trigVariant);
-  const Mat22& R = b.xf.R;
+  // From the values in registers, not read back from xf.R: a load of fields just stored
+  // one by one waits for the stores to retire.
+  double s, c;
+  if (same_bits(b.sweep.a, b.xfAngle)) {
+    c = b.xf.R.col1.x;
+    s = b.xf.R.col1.y;
+  } else {
+    const trig::SinCos r = trig::sincos(w.trigVariant, b.sweep.a);
+    s = r.s;
+    c = r.c;
+    b.xf.R.col1.x = c;
+    b.xf.R.col2.x = -s;
+    b.xf.R.col1.y = s;
+    b.xf.R.col2.y = c;
+    b.xfAngle = b.sweep.a;
+  }
   const Vec2& lc = b.sweep.localCenter;
-  b.xf.position.x = b.sweep.c.x - (R.col1.x * lc.x + R.col2.x * lc.y);
-  b.xf.position.y = b.sweep.c.y - (R.col1.y * lc.x + R.col2.y * lc.y);
+  b.xf.position.x = b.sweep.c.x - (c * lc.x + (-s) * lc.y);
+  b.xf.position.y = b.sweep.c.y - (s * lc.x + c * lc.y);
 }
 
 }  // namespace

@@ -173,25 +173,41 @@ QWOP_TRIG_INLINE void sincos_impl(double x, double* s, double* c) {
   }
 }
 
-void sincos_generic(double x, double* s, double* c) { sincos_impl<false>(x, s, c); }
-void sincos_fma_soft(double x, double* s, double* c) { sincos_impl<true>(x, s, c); }
+SinCos sincos_generic(double x) {
+  SinCos r;
+  sincos_impl<false>(x, &r.s, &r.c);
+  return r;
+}
+SinCos sincos_fma_soft(double x) {
+  SinCos r;
+  sincos_impl<true>(x, &r.s, &r.c);
+  return r;
+}
 
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-__attribute__((target("fma"))) void sincos_fma_hw(double x, double* s, double* c) { sincos_impl<true>(x, s, c); }
+__attribute__((target("fma"))) SinCos sincos_fma_hw(double x) {
+  SinCos r;
+  sincos_impl<true>(x, &r.s, &r.c);
+  return r;
+}
 bool cpu_has_fma() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("fma");
 }
 #else
-void sincos_fma_hw(double x, double* s, double* c) { sincos_impl<true>(x, s, c); }
+SinCos sincos_fma_hw(double x) {
+  SinCos r;
+  sincos_impl<true>(x, &r.s, &r.c);
+  return r;
+}
 bool cpu_has_fma() { return false; }
 #endif
 
-using SinCos = void (*)(double, double*, double*);
+using SinCosFn = SinCos (*)(double);
 
 struct Dispatch {
   bool hw = cpu_has_fma();
-  SinCos fma = hw ? sincos_fma_hw : sincos_fma_soft;
+  SinCosFn fma = hw ? sincos_fma_hw : sincos_fma_soft;
 };
 
 const Dispatch& dispatch() {
@@ -201,12 +217,12 @@ const Dispatch& dispatch() {
 
 }  // namespace
 
+SinCos sincos(Variant v, double x) { return v == kGeneric ? sincos_generic(x) : dispatch().fma(x); }
+
 void sincos(Variant v, double x, double* s, double* c) {
-  if (v == kGeneric) {
-    sincos_generic(x, s, c);
-  } else {
-    dispatch().fma(x, s, c);
-  }
+  const SinCos r = sincos(v, x);
+  *s = r.s;
+  *c = r.c;
 }
 
 double sin(Variant v, double x) {

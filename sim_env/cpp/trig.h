@@ -20,7 +20,13 @@ enum Variant : uint8_t {
   kGeneric = 1,  // glibc's build without FMA (what a CPU without FMA, or other glibc ports, computes)
 };
 
-// sin(x) and cos(x) as the chosen glibc build computes them, sharing one argument reduction.
+struct SinCos {
+  double s, c;
+};
+
+// sin(x) and cos(x) as the chosen glibc build computes them, sharing one argument reduction
+// (returned in registers: the joint solver reads them at once).
+SinCos sincos(Variant v, double x);
 void sincos(Variant v, double x, double* s, double* c);
 double sin(Variant v, double x);
 double cos(Variant v, double x);
