@@ -203,21 +203,18 @@ SinCos sincos_fma_hw(double x) {
 bool cpu_has_fma() { return false; }
 #endif
 
-using SinCosFn = SinCos (*)(double);
-
-struct Dispatch {
-  bool hw = cpu_has_fma();
-  SinCosFn fma = hw ? sincos_fma_hw : sincos_fma_soft;
-};
-
-const Dispatch& dispatch() {
-  static const Dispatch d;
-  return d;
-}
+const bool kHardwareFma = cpu_has_fma();
 
 }  // namespace
 
-SinCos sincos(Variant v, double x) { return v == kGeneric ? sincos_generic(x) : dispatch().fma(x); }
+namespace detail {
+SinCosFn sincos_fn[2] = {sincos_fma_soft, sincos_generic};
+// Runs when the library loads; a call before it gets the std::fma build (same results).
+[[maybe_unused]] const bool kPicked = [] {
+  if (kHardwareFma) sincos_fn[kFma] = sincos_fma_hw;
+  return true;
+}();
+}  // namespace detail
 
 void sincos(Variant v, double x, double* s, double* c) {
   const SinCos r = sincos(v, x);
@@ -237,7 +234,7 @@ double cos(Variant v, double x) {
   return c;
 }
 
-bool hardware_fma() { return dispatch().hw; }
+bool hardware_fma() { return kHardwareFma; }
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 namespace {

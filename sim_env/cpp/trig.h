@@ -26,7 +26,15 @@ struct SinCos {
 
 // sin(x) and cos(x) as the chosen glibc build computes them, sharing one argument reduction
 // (returned in registers: the joint solver reads them at once).
-SinCos sincos(Variant v, double x);
+namespace detail {
+using SinCosFn = SinCos (*)(double);
+// Each variant's implementation, indexed by Variant. The FMA entry starts as the one on
+// std::fma (exact everywhere) and becomes the one on the CPU's instruction, where there is
+// one, when the library loads (trig.cpp).
+extern SinCosFn sincos_fn[2];
+}  // namespace detail
+
+inline SinCos sincos(Variant v, double x) { return detail::sincos_fn[v](x); }
 void sincos(Variant v, double x, double* s, double* c);
 double sin(Variant v, double x);
 double cos(Variant v, double x);
