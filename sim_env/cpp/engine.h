@@ -406,6 +406,12 @@ struct StepScratch {
   uint32_t r0Valid;
   static_assert(kMaxBodies <= 32, "r0Valid has a bit per body");
   int32_t stack[kMaxBodies];
+  // The island's joints in waves (World::plan_joint_waves): wave w is
+  // waveJoints[waveStart[w] .. waveStart[w + 1]), joints that share no body.
+  RevoluteJoint* waveJoints[kMaxJoints];
+  const JointVelocityData* waveData[kMaxJoints];
+  int32_t waveStart[kMaxJoints + 1];
+  int32_t waveCount;
   // Of contacts[i]; grown to the largest island's contacts (scratch of every thread and lane).
   std::vector<ContactConstraint> constraints;
   Pair pairs[kMaxPairs];
@@ -497,6 +503,7 @@ class World : public WorldState {
   int32_t next_island_seed() const;  // kNull when every awake body is in an island
   void build_island(int32_t seed, StepScratch& s);
   void solve_island(const TimeStep& step, StepScratch& s);  // prepare, iterations, integrate, sleep
+  void plan_joint_waves(StepScratch& s);
   void island_prepare(const TimeStep& step, StepScratch& s, bool with_joints = true);
   void island_integrate(const TimeStep& step, StepScratch& s);
   void island_sleep(const TimeStep& step, StepScratch& s);
@@ -559,5 +566,10 @@ void joint_init_velocity(World& w, RevoluteJoint& j, JointVelocityData& d, const
 void joint_init_limits(RevoluteJoint& j, double angleA, double angleB);
 void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d, const TimeStep& step);
 bool joint_solve_position(World& w, RevoluteJoint& j);
+// The same solves for n joints that share no body, side by side (one wave); the position
+// solve returns whether every one of them is within tolerance.
+void joints_solve_velocity(World& w, RevoluteJoint* const* js, const JointVelocityData* const* ds, int32_t n,
+                           const TimeStep& step);
+bool joints_solve_position(World& w, RevoluteJoint* const* js, int32_t n);
 
 }  // namespace qwop

@@ -108,40 +108,66 @@ void joint_init_velocity(World& w, RevoluteJoint& j, JointVelocityData& d, const
   j.limitPositionImpulse = 0.0;
 }
 
-void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d, const TimeStep& step) {
-  Body& A = w.bodies[j.bodyA];
-  Body& B = w.bodies[j.bodyB];
-  const Vec2 rA = d.rA;
-  const Vec2 rB = d.rB;
-  const double mA = A.invMass, mB = B.invMass, iA = A.invI, iB = B.invI;
-  Vec2& vA = A.linearVelocity;
-  Vec2& vB = B.linearVelocity;
-  const double cdotX = ((vB.x + (-B.angularVelocity) * rB.y) - vA.x) - (-A.angularVelocity) * rA.y;
-  const double cdotY = ((vB.y + B.angularVelocity * rB.x) - vA.y) - A.angularVelocity * rA.x;
-  const double fX = (-step.inv_dt) * (d.pivotMass.col1.x * cdotX + d.pivotMass.col2.x * cdotY);
-  const double fY = (-step.inv_dt) * (d.pivotMass.col1.y * cdotX + d.pivotMass.col2.y * cdotY);
-  j.pivotForce.x += fX;
-  j.pivotForce.y += fY;
-  const double PX = step.dt * fX;
-  const double PY = step.dt * fY;
-  vA.x -= mA * PX;
-  vA.y -= mA * PY;
-  A.angularVelocity -= iA * (rA.x * PY - rA.y * PX);
-  vB.x += mB * PX;
-  vB.y += mB * PY;
-  B.angularVelocity += iB * (rB.x * PY - rB.y * PX);
+// The velocity and position solves of N joints that share no body (a wave, world_step.cpp),
+// written stage by stage across the N joints so that their dependency chains, which are
+// what bounds the solver, run side by side. Each joint's arithmetic is exactly its own solve
+// (the bodies' fields are read into locals first and written back last, as the one-joint
+// solve reads back what it wrote).
+namespace {
 
-  if (j.enableMotor && j.limitState != kEqualLimits) {
-    const double motorCdot = (B.angularVelocity - A.angularVelocity) - j.motorSpeed;
+template <int N>
+inline void solve_velocity_n(World& w, RevoluteJoint* const* js, const JointVelocityData* const* ds,
+                             const TimeStep& step) {
+  Body* A[N];
+  Body* B[N];
+  double vAx[N], vAy[N], wA[N], vBx[N], vBy[N], wB[N];
+  for (int k = 0; k < N; ++k) {
+    A[k] = &w.bodies[js[k]->bodyA];
+    B[k] = &w.bodies[js[k]->bodyB];
+    vAx[k] = A[k]->linearVelocity.x;
+    vAy[k] = A[k]->linearVelocity.y;
+    wA[k] = A[k]->angularVelocity;
+    vBx[k] = B[k]->linearVelocity.x;
+    vBy[k] = B[k]->linearVelocity.y;
+    wB[k] = B[k]->angularVelocity;
+  }
+  for (int k = 0; k < N; ++k) {
+    RevoluteJoint& j = *js[k];
+    const JointVelocityData& d = *ds[k];
+    const Vec2 rA = d.rA, rB = d.rB;
+    const double mA = A[k]->invMass, mB = B[k]->invMass, iA = A[k]->invI, iB = B[k]->invI;
+    const double cdotX = ((vBx[k] + (-wB[k]) * rB.y) - vAx[k]) - (-wA[k]) * rA.y;
+    const double cdotY = ((vBy[k] + wB[k] * rB.x) - vAy[k]) - wA[k] * rA.x;
+    const double fX = (-step.inv_dt) * (d.pivotMass.col1.x * cdotX + d.pivotMass.col2.x * cdotY);
+    const double fY = (-step.inv_dt) * (d.pivotMass.col1.y * cdotX + d.pivotMass.col2.y * cdotY);
+    j.pivotForce.x += fX;
+    j.pivotForce.y += fY;
+    const double PX = step.dt * fX;
+    const double PY = step.dt * fY;
+    vAx[k] -= mA * PX;
+    vAy[k] -= mA * PY;
+    wA[k] -= iA * (rA.x * PY - rA.y * PX);
+    vBx[k] += mB * PX;
+    vBy[k] += mB * PY;
+    wB[k] += iB * (rB.x * PY - rB.y * PX);
+  }
+  for (int k = 0; k < N; ++k) {
+    RevoluteJoint& j = *js[k];
+    if (!(j.enableMotor && j.limitState != kEqualLimits)) continue;
+    const double iA = A[k]->invI, iB = B[k]->invI;
+    const double motorCdot = (wB[k] - wA[k]) - j.motorSpeed;
     double motorForce = ((-step.inv_dt) * j.motorMass) * motorCdot;
     const double oldMotorForce = j.motorForce;
     j.motorForce = b2clamp(j.motorForce + motorForce, -j.maxMotorTorque, j.maxMotorTorque);
     motorForce = j.motorForce - oldMotorForce;
-    A.angularVelocity -= (iA * step.dt) * motorForce;
-    B.angularVelocity += (iB * step.dt) * motorForce;
+    wA[k] -= (iA * step.dt) * motorForce;
+    wB[k] += (iB * step.dt) * motorForce;
   }
-  if (j.enableLimit && j.limitState != kInactiveLimit) {
-    const double limitCdot = B.angularVelocity - A.angularVelocity;
+  for (int k = 0; k < N; ++k) {
+    RevoluteJoint& j = *js[k];
+    if (!(j.enableLimit && j.limitState != kInactiveLimit)) continue;
+    const double iA = A[k]->invI, iB = B[k]->invI;
+    const double limitCdot = wB[k] - wA[k];
     double limitForce = ((-step.inv_dt) * j.motorMass) * limitCdot;
     if (j.limitState == kEqualLimits) {
       j.limitForce += limitForce;
@@ -154,47 +180,96 @@ void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d
       j.limitForce = b2min(j.limitForce + limitForce, 0.0);
       limitForce = j.limitForce - oldLimitForce;
     }
-    A.angularVelocity -= (iA * step.dt) * limitForce;
-    B.angularVelocity += (iB * step.dt) * limitForce;
+    wA[k] -= (iA * step.dt) * limitForce;
+    wB[k] += (iB * step.dt) * limitForce;
+  }
+  for (int k = 0; k < N; ++k) {
+    A[k]->linearVelocity.x = vAx[k];
+    A[k]->linearVelocity.y = vAy[k];
+    A[k]->angularVelocity = wA[k];
+    B[k]->linearVelocity.x = vBx[k];
+    B[k]->linearVelocity.y = vBy[k];
+    B[k]->angularVelocity = wB[k];
   }
 }
 
-bool joint_solve_position(World& w, RevoluteJoint& j) {
-  Body& A = w.bodies[j.bodyA];
-  Body& B = w.bodies[j.bodyB];
-  const double mA = A.invMass, mB = B.invMass, iA = A.invI, iB = B.invI;
-  Vec2 rA = lever(A, j.localAnchor1);
-  Vec2 rB = lever(B, j.localAnchor2);
-  const double p1X = A.sweep.c.x + rA.x;
-  const double p1Y = A.sweep.c.y + rA.y;
-  const double p2X = B.sweep.c.x + rB.x;
-  const double p2Y = B.sweep.c.y + rB.y;
-  const double ptpCX = p2X - p1X;
-  const double ptpCY = p2Y - p1Y;
-  const double squaredError = ptpCX * ptpCX + ptpCY * ptpCY;
-  const Mat22 K = joint_k(mA, mB, iA, iB, rA, rB);
-  double det = K.col1.x * K.col2.y - K.col2.x * K.col1.y;
-  if (det != 0.0) det = 1.0 / det;
-  const double bx = -ptpCX, by = -ptpCY;
-  const double impulseX = det * (K.col2.y * bx - K.col2.x * by);
-  const double impulseY = det * (K.col1.x * by - K.col1.y * bx);
-  A.sweep.c.x -= mA * impulseX;
-  A.sweep.c.y -= mA * impulseY;
-  A.sweep.a -= iA * (rA.x * impulseY - rA.y * impulseX);
-  B.sweep.c.x += mB * impulseX;
-  B.sweep.c.y += mB * impulseY;
-  B.sweep.a += iB * (rB.x * impulseY - rB.y * impulseX);
-
-  double angularError = 0.0;
-  // The original synchronizes both bodies here and again after the limit correction;
-  // the limit correction reads only sweep angles, so with an active limit the first
-  // synchronization is overwritten unread and is skipped (same bits, fewer sin/cos).
-  if (!(j.enableLimit && j.limitState != kInactiveLimit)) {
-    sync_transform(w, j.bodyA);
-    sync_transform(w, j.bodyB);
+// A body's rotation and transform for its new sweep (sync_transform on values in registers).
+inline void sync_body(Body& b, double cx, double cy, double a, trig::Variant v) {
+  b.sweep.c.x = cx;
+  b.sweep.c.y = cy;
+  b.sweep.a = a;
+  double s, c;
+  if (same_bits(a, b.xfAngle)) {
+    c = b.xf.R.col1.x;
+    s = b.xf.R.col1.y;
   } else {
-    const double angle = (B.sweep.a - A.sweep.a) - j.referenceAngle;
+    const trig::SinCos r = trig::sincos(v, a);
+    s = r.s;
+    c = r.c;
+    b.xf.R.col1.x = c;
+    b.xf.R.col2.x = -s;
+    b.xf.R.col1.y = s;
+    b.xf.R.col2.y = c;
+    b.xfAngle = a;
+  }
+  const Vec2& lc = b.sweep.localCenter;
+  b.xf.position.x = cx - (c * lc.x + (-s) * lc.y);
+  b.xf.position.y = cy - (s * lc.x + c * lc.y);
+}
+
+template <int N>
+inline bool solve_position_n(World& w, RevoluteJoint* const* js) {
+  Body* A[N];
+  Body* B[N];
+  double cAx[N], cAy[N], aA[N], cBx[N], cBy[N], aB[N];
+  Vec2 rA[N], rB[N];
+  for (int k = 0; k < N; ++k) {
+    A[k] = &w.bodies[js[k]->bodyA];
+    B[k] = &w.bodies[js[k]->bodyB];
+    cAx[k] = A[k]->sweep.c.x;
+    cAy[k] = A[k]->sweep.c.y;
+    aA[k] = A[k]->sweep.a;
+    cBx[k] = B[k]->sweep.c.x;
+    cBy[k] = B[k]->sweep.c.y;
+    aB[k] = B[k]->sweep.a;
+    rA[k] = lever(*A[k], js[k]->localAnchor1);
+    rB[k] = lever(*B[k], js[k]->localAnchor2);
+  }
+  bool ok = true;
+  for (int k = 0; k < N; ++k) {
+    RevoluteJoint& j = *js[k];
+    const double mA = A[k]->invMass, mB = B[k]->invMass, iA = A[k]->invI, iB = B[k]->invI;
+    const double p1X = cAx[k] + rA[k].x;
+    const double p1Y = cAy[k] + rA[k].y;
+    const double p2X = cBx[k] + rB[k].x;
+    const double p2Y = cBy[k] + rB[k].y;
+    const double ptpCX = p2X - p1X;
+    const double ptpCY = p2Y - p1Y;
+    const double squaredError = ptpCX * ptpCX + ptpCY * ptpCY;
+    const Mat22 K = joint_k(mA, mB, iA, iB, rA[k], rB[k]);
+    double det = K.col1.x * K.col2.y - K.col2.x * K.col1.y;
+    if (det != 0.0) det = 1.0 / det;
+    const double bx = -ptpCX, by = -ptpCY;
+    const double impulseX = det * (K.col2.y * bx - K.col2.x * by);
+    const double impulseY = det * (K.col1.x * by - K.col1.y * bx);
+    cAx[k] -= mA * impulseX;
+    cAy[k] -= mA * impulseY;
+    aA[k] -= iA * (rA[k].x * impulseY - rA[k].y * impulseX);
+    cBx[k] += mB * impulseX;
+    cBy[k] += mB * impulseY;
+    aB[k] += iB * (rB[k].x * impulseY - rB[k].y * impulseX);
+    ok = ok && squaredError <= kJointSquaredErrorBound;
+  }
+  // The original synchronizes both bodies after the point correction and again after the
+  // limit correction; the limit correction reads only sweep angles, so the first
+  // synchronization is overwritten unread and is skipped (same bits, fewer sin/cos).
+  for (int k = 0; k < N; ++k) {
+    RevoluteJoint& j = *js[k];
+    if (!(j.enableLimit && j.limitState != kInactiveLimit)) continue;
+    const double iA = A[k]->invI, iB = B[k]->invI;
+    const double angle = (aB[k] - aA[k]) - j.referenceAngle;
     double limitImpulse = 0.0;
+    double angularError = 0.0;
     if (j.limitState == kEqualLimits) {
       const double limitC = b2clamp(angle, -settings::kMaxAngularCorrection, settings::kMaxAngularCorrection);
       limitImpulse = (-j.motorMass) * limitC;
@@ -216,12 +291,63 @@ bool joint_solve_position(World& w, RevoluteJoint& j) {
       j.limitPositionImpulse = b2min(j.limitPositionImpulse + limitImpulse, 0.0);
       limitImpulse = j.limitPositionImpulse - oldLimitImpulse;
     }
-    A.sweep.a -= iA * limitImpulse;
-    B.sweep.a += iB * limitImpulse;
-    sync_transform(w, j.bodyA);
-    sync_transform(w, j.bodyB);
+    aA[k] -= iA * limitImpulse;
+    aB[k] += iB * limitImpulse;
+    ok = ok && angularError <= settings::kAngularSlop;
   }
-  return squaredError <= kJointSquaredErrorBound && angularError <= settings::kAngularSlop;
+  for (int k = 0; k < N; ++k) {
+    sync_body(*A[k], cAx[k], cAy[k], aA[k], w.trigVariant);
+    sync_body(*B[k], cBx[k], cBy[k], aB[k], w.trigVariant);
+  }
+  return ok;
+}
+
+}  // namespace
+
+void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d, const TimeStep& step) {
+  RevoluteJoint* js[1] = {&j};
+  const JointVelocityData* ds[1] = {&d};
+  solve_velocity_n<1>(w, js, ds, step);
+}
+
+bool joint_solve_position(World& w, RevoluteJoint& j) {
+  RevoluteJoint* js[1] = {&j};
+  return solve_position_n<1>(w, js);
+}
+
+void joints_solve_velocity(World& w, RevoluteJoint* const* js, const JointVelocityData* const* ds, int32_t n,
+                           const TimeStep& step) {
+  switch (n) {
+    case 1: solve_velocity_n<1>(w, js, ds, step); break;
+    case 2: solve_velocity_n<2>(w, js, ds, step); break;
+    case 3: solve_velocity_n<3>(w, js, ds, step); break;
+    default:
+      for (int32_t k = 0; k < n; k += 4) {
+        const int32_t m = n - k < 4 ? n - k : 4;
+        if (m == 4) {
+          solve_velocity_n<4>(w, js + k, ds + k, step);
+        } else {
+          joints_solve_velocity(w, js + k, ds + k, m, step);
+        }
+      }
+  }
+}
+
+bool joints_solve_position(World& w, RevoluteJoint* const* js, int32_t n) {
+  switch (n) {
+    case 1: return solve_position_n<1>(w, js);
+    case 2: return solve_position_n<2>(w, js);
+    case 3: return solve_position_n<3>(w, js);
+    default: {
+      bool ok = true;
+      for (int32_t k = 0; k < n; k += 4) {
+        const int32_t m = n - k < 4 ? n - k : 4;
+        const bool part = m == 4 ? solve_position_n<4>(w, js + k) : joints_solve_position(w, js + k, m);
+        ok = ok && part;
+      }
+      return ok;
+    }
+  }
 }
 
 }  // namespace qwop

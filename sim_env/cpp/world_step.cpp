@@ -141,19 +141,52 @@ void World::end_solve(StepScratch& s) {
 }
 
 
+// A sweep over the joints gives the same bits in any order that keeps, for every body, the
+// order of the joints on it (a joint reads and writes only its two bodies and itself). Each
+// joint goes in the wave after the latest wave holding one of its bodies; the waves, in
+// order, are such an order, and the joints of one wave are solved side by side. The
+// runner's 11 joints make 6 waves (1, 2, 1, 2, 3 and 2 joints).
+void World::plan_joint_waves(StepScratch& s) {
+  int32_t lastWave[kMaxBodies];
+  int32_t wave[kMaxJoints];
+  int32_t count[kMaxJoints + 1] = {};
+  for (int32_t b = 0; b < kMaxBodies; ++b) lastWave[b] = -1;
+  int32_t waves = 0;
+  for (int32_t i = 0; i < s.jointCount; ++i) {
+    const RevoluteJoint& j = joints[s.joints[i]];
+    const int32_t w = 1 + (lastWave[j.bodyA] > lastWave[j.bodyB] ? lastWave[j.bodyA] : lastWave[j.bodyB]);
+    wave[i] = lastWave[j.bodyA] = lastWave[j.bodyB] = w;
+    ++count[w + 1];
+    if (w + 1 > waves) waves = w + 1;
+  }
+  for (int32_t w = 0; w < waves; ++w) count[w + 1] += count[w];
+  for (int32_t w = 0; w <= waves; ++w) s.waveStart[w] = count[w];
+  for (int32_t i = 0; i < s.jointCount; ++i) {
+    const int32_t k = count[wave[i]]++;
+    s.waveJoints[k] = &joints[s.joints[i]];
+    s.waveData[k] = &s.jointData[i];
+  }
+  s.waveCount = waves;
+}
+
 void World::solve_island(const TimeStep& step, StepScratch& s) {
   island_prepare(step, s);
+  plan_joint_waves(s);
   for (int32_t it = 0; it < step.velocityIterations; ++it) {
-    for (int32_t i = 0; i < s.jointCount; ++i) joint_solve_velocity(*this, joints[s.joints[i]], s.jointData[i], step);
+    for (int32_t w = 0; w < s.waveCount; ++w) {
+      const int32_t k = s.waveStart[w];
+      joints_solve_velocity(*this, s.waveJoints + k, s.waveData + k, s.waveStart[w + 1] - k, step);
+    }
     contact_solver_solve_velocity(*this, s);
   }
   island_integrate(step, s);
   for (int32_t it = 0; it < step.positionIterations; ++it) {
     const bool contactsOkay = contact_solver_solve_position(*this, s, settings::kContactBaumgarte);
     bool jointsOkay = true;
-    for (int32_t i = 0; i < s.jointCount; ++i) {
-      const bool jointOkay = joint_solve_position(*this, joints[s.joints[i]]);
-      jointsOkay = jointsOkay && jointOkay;
+    for (int32_t w = 0; w < s.waveCount; ++w) {
+      const int32_t k = s.waveStart[w];
+      const bool waveOkay = joints_solve_position(*this, s.waveJoints + k, s.waveStart[w + 1] - k);
+      jointsOkay = jointsOkay && waveOkay;
     }
     if (contactsOkay && jointsOkay) break;
   }
