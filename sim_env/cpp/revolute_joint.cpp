@@ -193,28 +193,29 @@ inline void solve_velocity_n(World& w, RevoluteJoint* const* js, const JointVelo
   }
 }
 
-// A body's rotation and transform for its new sweep (sync_transform on values in registers).
-inline void sync_body(Body& b, double cx, double cy, double a, trig::Variant v) {
+// A body's new sweep, and its transform from the sine and cosine of the new angle.
+inline void set_body_sweep(Body& b, double cx, double cy, double a, double s, double c) {
   b.sweep.c.x = cx;
   b.sweep.c.y = cy;
   b.sweep.a = a;
-  double s, c;
-  if (same_bits(a, b.xfAngle)) {
-    c = b.xf.R.col1.x;
-    s = b.xf.R.col1.y;
-  } else {
-    const trig::SinCos r = trig::sincos(v, a);
-    s = r.s;
-    c = r.c;
-    b.xf.R.col1.x = c;
-    b.xf.R.col2.x = -s;
-    b.xf.R.col1.y = s;
-    b.xf.R.col2.y = c;
-    b.xfAngle = a;
-  }
+  b.xf.R.col1.x = c;
+  b.xf.R.col2.x = -s;
+  b.xf.R.col1.y = s;
+  b.xf.R.col2.y = c;
+  b.xfAngle = a;
   const Vec2& lc = b.sweep.localCenter;
   b.xf.position.x = cx - (c * lc.x + (-s) * lc.y);
   b.xf.position.y = cy - (s * lc.x + c * lc.y);
+}
+
+// The same, reusing the stored rotation when the angle has not changed (sync_transform).
+inline void sync_body(Body& b, double cx, double cy, double a, trig::Variant v) {
+  if (same_bits(a, b.xfAngle)) {
+    set_body_sweep(b, cx, cy, a, b.xf.R.col1.y, b.xf.R.col1.x);
+  } else {
+    const trig::SinCos r = trig::sincos(v, a);
+    set_body_sweep(b, cx, cy, a, r.s, r.c);
+  }
 }
 
 template <int N>
@@ -295,7 +296,18 @@ inline bool solve_position_n(World& w, RevoluteJoint* const* js) {
     aB[k] += iB * limitImpulse;
     ok = ok && angularError <= settings::kAngularSlop;
   }
-  for (int k = 0; k < N; ++k) {
+  // Two joints' four bodies take their sine and cosine together (in SIMD lanes where the CPU
+  // has them; sin and cos are pure, so a rotation whose angle did not change is computed
+  // again to the same bits); a joint left over syncs its bodies on its own.
+  int k = 0;
+  for (; k + 2 <= N; k += 2) {
+    const trig::SinCos4 r = trig::sincos4(w.trigVariant, aA[k], aB[k], aA[k + 1], aB[k + 1]);
+    set_body_sweep(*A[k], cAx[k], cAy[k], aA[k], r.s[0], r.c[0]);
+    set_body_sweep(*B[k], cBx[k], cBy[k], aB[k], r.s[1], r.c[1]);
+    set_body_sweep(*A[k + 1], cAx[k + 1], cAy[k + 1], aA[k + 1], r.s[2], r.c[2]);
+    set_body_sweep(*B[k + 1], cBx[k + 1], cBy[k + 1], aB[k + 1], r.s[3], r.c[3]);
+  }
+  for (; k < N; ++k) {
     sync_body(*A[k], cAx[k], cAy[k], aA[k], w.trigVariant);
     sync_body(*B[k], cBx[k], cBy[k], aB[k], w.trigVariant);
   }

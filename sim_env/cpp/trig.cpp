@@ -207,11 +207,48 @@ const bool kHardwareFma = cpu_has_fma();
 
 }  // namespace
 
+namespace {
+template <Variant V>
+SinCos4 one_by_one(double x0, double x1, double x2, double x3) {
+  SinCos4 r;
+  const double x[4] = {x0, x1, x2, x3};
+  for (int i = 0; i < 4; ++i) {
+    const SinCos sc = sincos(V, x[i]);
+    r.s[i] = sc.s;
+    r.c[i] = sc.c;
+  }
+  return r;
+}
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+template <bool F>
+QWOP_X4_TARGET SinCos4 in_lanes(double x0, double x1, double x2, double x3) {
+  x4::V s, c;
+  x4::sincos<F>(_mm256_set_pd(x3, x2, x1, x0), &s, &c);
+  SinCos4 r;
+  _mm256_storeu_pd(r.s, s);
+  _mm256_storeu_pd(r.c, c);
+  return r;
+}
+bool cpu_has_lanes() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+}  // namespace
+
 namespace detail {
 SinCosFn sincos_fn[2] = {sincos_fma_soft, sincos_generic};
-// Runs when the library loads; a call before it gets the std::fma build (same results).
+SinCos4Fn sincos4_fn[2] = {one_by_one<kFma>, one_by_one<kGeneric>};
+// Runs when the library loads; a call before it gets the portable builds (same results).
 [[maybe_unused]] const bool kPicked = [] {
   if (kHardwareFma) sincos_fn[kFma] = sincos_fma_hw;
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+  if (cpu_has_lanes()) {
+    sincos4_fn[kFma] = in_lanes<true>;
+    sincos4_fn[kGeneric] = in_lanes<false>;
+  }
+#endif
   return true;
 }();
 }  // namespace detail

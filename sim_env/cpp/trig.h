@@ -26,15 +26,26 @@ struct SinCos {
 
 // sin(x) and cos(x) as the chosen glibc build computes them, sharing one argument reduction
 // (returned in registers: the joint solver reads them at once).
+// sin and cos of four arguments, each exactly as sincos gives it.
+struct SinCos4 {
+  double s[4], c[4];
+};
+
 namespace detail {
 using SinCosFn = SinCos (*)(double);
+using SinCos4Fn = SinCos4 (*)(double, double, double, double);
 // Each variant's implementation, indexed by Variant. The FMA entry starts as the one on
 // std::fma (exact everywhere) and becomes the one on the CPU's instruction, where there is
 // one, when the library loads (trig.cpp).
 extern SinCosFn sincos_fn[2];
+// Four at a time: in SIMD lanes where the CPU has AVX2 and FMA (trig_x4.h), else one by one.
+extern SinCos4Fn sincos4_fn[2];
 }  // namespace detail
 
 inline SinCos sincos(Variant v, double x) { return detail::sincos_fn[v](x); }
+inline SinCos4 sincos4(Variant v, double x0, double x1, double x2, double x3) {
+  return detail::sincos4_fn[v](x0, x1, x2, x3);
+}
 void sincos(Variant v, double x, double* s, double* c);
 double sin(Variant v, double x);
 double cos(Variant v, double x);
