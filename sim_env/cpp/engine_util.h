@@ -99,27 +99,28 @@ inline int32_t first_free_slot(const T (&pool)[N]) {
 }
 
 // Section 4: a body's transform from its sweep (synchronizeTransform).
-inline void sync_transform(World& w, int32_t bi) {
-  Body& b = w.bodies[bi];
-  // From the values in registers, not read back from xf.R: a load of fields just stored
-  // one by one waits for the stores to retire.
-  double s, c;
-  if (same_bits(b.sweep.a, b.xfAngle)) {
-    c = b.xf.R.col1.x;
-    s = b.xf.R.col1.y;
-  } else {
-    const trig::SinCos r = trig::sincos(w.trigVariant, b.sweep.a);
-    s = r.s;
-    c = r.c;
-    b.xf.R.col1.x = c;
-    b.xf.R.col2.x = -s;
-    b.xf.R.col1.y = s;
-    b.xf.R.col2.y = c;
-    b.xfAngle = b.sweep.a;
-  }
+// A body's transform for its sweep, given the sine and cosine of its sweep angle.
+inline void set_transform(Body& b, double s, double c) {
+  b.xf.R.col1.x = c;
+  b.xf.R.col2.x = -s;
+  b.xf.R.col1.y = s;
+  b.xf.R.col2.y = c;
+  b.xfAngle = b.sweep.a;
   const Vec2& lc = b.sweep.localCenter;
   b.xf.position.x = b.sweep.c.x - (c * lc.x + (-s) * lc.y);
   b.xf.position.y = b.sweep.c.y - (s * lc.x + c * lc.y);
+}
+
+// The same, computing sine and cosine only when the angle changed (values kept in registers,
+// not read back from xf.R: a load of fields just stored one by one waits for the stores).
+inline void sync_transform(World& w, int32_t bi) {
+  Body& b = w.bodies[bi];
+  if (same_bits(b.sweep.a, b.xfAngle)) {
+    set_transform(b, b.xf.R.col1.y, b.xf.R.col1.x);
+  } else {
+    const trig::SinCos r = trig::sincos(w.trigVariant, b.sweep.a);
+    set_transform(b, r.s, r.c);
+  }
 }
 
 }  // namespace

@@ -198,14 +198,7 @@ inline void set_body_sweep(Body& b, double cx, double cy, double a, double s, do
   b.sweep.c.x = cx;
   b.sweep.c.y = cy;
   b.sweep.a = a;
-  b.xf.R.col1.x = c;
-  b.xf.R.col2.x = -s;
-  b.xf.R.col1.y = s;
-  b.xf.R.col2.y = c;
-  b.xfAngle = a;
-  const Vec2& lc = b.sweep.localCenter;
-  b.xf.position.x = cx - (c * lc.x + (-s) * lc.y);
-  b.xf.position.y = cy - (s * lc.x + c * lc.y);
+  set_transform(b, s, c);
 }
 
 // The same, reusing the stored rotation when the angle has not changed (sync_transform).
