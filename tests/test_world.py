@@ -148,3 +148,37 @@ def test_box_aabb_equals_the_four_vertex_computation() -> None:
     ref = sim_env._core.box_aabb(rows, reference=True)
     assert np.count_nonzero(ref == -0.005) + np.count_nonzero(ref == 0.005) >= 50_000 // 4  # zero bounds reached
     np.testing.assert_array_equal(fast.view(np.uint64), ref.view(np.uint64))
+def _js_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """JavaScript's Math.min, elementwise: NaN if either is NaN; -0 below +0."""
+    m = np.where(a < b, a, np.where(b < a, b, np.where(np.signbit(a), a, b)))
+    m[np.isnan(a) | np.isnan(b)] = np.nan
+    return m
+
+
+def _js_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """JavaScript's Math.max, elementwise: NaN if either is NaN; +0 above -0."""
+    m = np.where(a > b, a, np.where(b > a, b, np.where(np.signbit(a), b, a)))
+    m[np.isnan(a) | np.isnan(b)] = np.nan
+    return m
+
+
+def test_aabb_combine_is_javascripts_min_and_max() -> None:
+    # The combine is branch-free; it must still give Math.min/Math.max's bits: the smaller or
+    # larger bound, -0 against +0 either way round, NaN from either side, equal bounds.
+    rng = np.random.default_rng(9)
+    n = 400_000
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 2.5])
+    a = rng.integers(-40, 40, (n, 4)) / 8.0
+    b = rng.integers(-40, 40, (n, 4)) / 8.0
+    pick = rng.random((n, 4)) < 0.3
+    a[pick] = rng.choice(special, np.count_nonzero(pick))
+    pick = rng.random((n, 4)) < 0.3
+    b[pick] = rng.choice(special, np.count_nonzero(pick))
+    b[: n // 8] = -a[: n // 8]  # +-0 pairs, and equal magnitudes
+    b[n // 8 : n // 4] = a[n // 8 : n // 4]
+    got = sim_env._core.aabb_combine(a, b)
+    want = np.hstack([_js_min(a[:, :2], b[:, :2]), _js_max(a[:, 2:], b[:, 2:])])
+    assert np.count_nonzero((a == 0) & (b == 0) & (np.signbit(a) != np.signbit(b))) > 10_000
+    np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+
+

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "batch.h"
+#include "engine_util.h"
 #include "env_features.h"
 #include "episode.h"
 #include "game.h"
@@ -585,6 +586,28 @@ PYBIND11_MODULE(_core, m) {
       py::arg("rows"), py::arg("reference") = false,
       "A box fixture's AABB (lower.x, lower.y, upper.x, upper.y) per row (hx, hy, position, rotation columns) as the "
       "broad phase computes it; reference=True: from the box's four vertices, as the original does.");
+  m.def(
+      "aabb_combine",
+      [](py::array_t<double, py::array::c_style | py::array::forcecast> a,
+         py::array_t<double, py::array::c_style | py::array::forcecast> b) {
+        if (a.ndim() != 2 || a.shape(1) != 4 || b.ndim() != 2 || b.shape(0) != a.shape(0) || b.shape(1) != 4) {
+          throw py::value_error("a and b must be (n, 4) alike: lower.x, lower.y, upper.x, upper.y");
+        }
+        const py::ssize_t n = a.shape(0);
+        py::array_t<double> out({n, py::ssize_t{4}});
+        const double* pa = a.data();
+        const double* pb = b.data();
+        double* o = out.mutable_data();
+        for (py::ssize_t i = 0; i < n; ++i, pa += 4, pb += 4, o += 4) {
+          const qwop::AABB x{{pa[0], pa[1]}, {pa[2], pa[3]}}, y{{pb[0], pb[1]}, {pb[2], pb[3]}};
+          qwop::AABB r;
+          qwop::aabb_combine(r, x, y);
+          o[0] = r.lower.x, o[1] = r.lower.y, o[2] = r.upper.x, o[3] = r.upper.y;
+        }
+        return out;
+      },
+      py::arg("a"), py::arg("b"),
+      "Two AABBs combined per row as the broad phase combines them (JavaScript's Math.min and Math.max per bound).");
   m.def("lockstep_available", &qwop::lockstep_available,
         "Whether this build and CPU step batched games four at a time in SIMD lanes (x86-64 with AVX2 and FMA).");
   m.def("hardware_fma", &qwop::trig::hardware_fma, "Whether the 'fma' variant runs on the CPU's fused multiply-add.");
