@@ -148,6 +148,8 @@ def test_box_aabb_equals_the_four_vertex_computation() -> None:
     ref = sim_env._core.box_aabb(rows, reference=True)
     assert np.count_nonzero(ref == -0.005) + np.count_nonzero(ref == 0.005) >= 50_000 // 4  # zero bounds reached
     np.testing.assert_array_equal(fast.view(np.uint64), ref.view(np.uint64))
+
+
 def _js_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """JavaScript's Math.min, elementwise: NaN if either is NaN; -0 below +0."""
     m = np.where(a < b, a, np.where(b < a, b, np.where(np.signbit(a), a, b)))
@@ -180,5 +182,3 @@ def test_aabb_combine_is_javascripts_min_and_max() -> None:
     want = np.hstack([_js_min(a[:, :2], b[:, :2]), _js_max(a[:, 2:], b[:, 2:])])
     assert np.count_nonzero((a == 0) & (b == 0) & (np.signbit(a) != np.signbit(b))) > 10_000
     np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
-
-
