@@ -74,18 +74,27 @@ def _realtime(g: BrowserGame, seconds: float) -> tuple[float, int, int, int]:
     return len(rec) / elapsed, len(rec), int((steps > 1).sum()), int((steps < 1).sum())
 
 
-def original_engine_rate(folder: str | None = None, backend: str = "playwright", updates: int = 4000) -> float:
+def original_engine_rate(
+    folder: str | None = None, backend: str = "playwright", updates: int = 4000, repeats: int = 5
+) -> float:
     """Updates/s of the original's own engine in Chromium on the gait workload (timed inside
-    the page, JIT warmed): the reference the simulator's speed is stated against."""
+    the page, JIT warmed): the best of `repeats` timed runs of `updates` updates, each from a
+    reset, as ``python -m sim_env.bench`` times the simulator (a burst of this VM's neighbours
+    in one run does not decide the figure). The reference the simulator's speed is stated
+    against."""
     keys = gait_keys(SHUFFLE, updates)
+    best = 0.0
     with BrowserGame(folder or None, backend=backend) as g:
         _warm_page(g, keys)
-        ms = g.driver.evaluate(
-            "(m) => { const t0 = performance.now(); window.__qwopAdapter.run(m, true);"
-            " return performance.now() - t0; }",
-            keys.tolist(),
-        )
-    return len(keys) / (ms / 1000)
+        for _ in range(repeats):
+            ms = g.driver.evaluate(
+                "(m) => { const t0 = performance.now(); window.__qwopAdapter.run(m, true);"
+                " return performance.now() - t0; }",
+                keys.tolist(),
+            )
+            best = max(best, len(keys) / (ms / 1000))
+            g.reset(0)
+    return best
 
 
 def main(argv: list[str] | None = None) -> int:
