@@ -141,32 +141,34 @@ void World::end_solve(StepScratch& s) {
 }
 
 
-// A sweep over the joints gives the same bits in any order that keeps, for every body, the
-// order of the joints on it (a joint reads and writes only its two bodies and itself). Each
-// joint goes in the wave after the latest wave holding one of its bodies; the waves, in
-// order, are such an order, and the joints of one wave are solved side by side. The
-// runner's 11 joints make 6 waves (1, 2, 1, 2, 3 and 2 joints).
-void World::plan_joint_waves(StepScratch& s) {
+// Waves of joints (engine.h): the waves in order are a sweep order with the same bits, and
+// the joints of one wave are solved side by side.
+int32_t joint_waves(const World& w, const int32_t* joints, int32_t n, int32_t* order, int32_t* start) {
   int32_t lastWave[kMaxBodies];
   int32_t wave[kMaxJoints];
   int32_t count[kMaxJoints + 1] = {};
   for (int32_t b = 0; b < kMaxBodies; ++b) lastWave[b] = -1;
   int32_t waves = 0;
-  for (int32_t i = 0; i < s.jointCount; ++i) {
-    const RevoluteJoint& j = joints[s.joints[i]];
-    const int32_t w = 1 + (lastWave[j.bodyA] > lastWave[j.bodyB] ? lastWave[j.bodyA] : lastWave[j.bodyB]);
-    wave[i] = lastWave[j.bodyA] = lastWave[j.bodyB] = w;
-    ++count[w + 1];
-    if (w + 1 > waves) waves = w + 1;
+  for (int32_t i = 0; i < n; ++i) {
+    const RevoluteJoint& j = w.joints[joints[i]];
+    const int32_t v = 1 + (lastWave[j.bodyA] > lastWave[j.bodyB] ? lastWave[j.bodyA] : lastWave[j.bodyB]);
+    wave[i] = lastWave[j.bodyA] = lastWave[j.bodyB] = v;
+    ++count[v + 1];
+    if (v + 1 > waves) waves = v + 1;
   }
-  for (int32_t w = 0; w < waves; ++w) count[w + 1] += count[w];
-  for (int32_t w = 0; w <= waves; ++w) s.waveStart[w] = count[w];
-  for (int32_t i = 0; i < s.jointCount; ++i) {
-    const int32_t k = count[wave[i]]++;
-    s.waveJoints[k] = &joints[s.joints[i]];
-    s.waveData[k] = &s.jointData[i];
+  for (int32_t v = 0; v < waves; ++v) count[v + 1] += count[v];
+  for (int32_t v = 0; v <= waves; ++v) start[v] = count[v];
+  for (int32_t i = 0; i < n; ++i) order[count[wave[i]]++] = i;
+  return waves;
+}
+
+void World::plan_joint_waves(StepScratch& s) {
+  int32_t order[kMaxJoints];
+  s.waveCount = joint_waves(*this, s.joints, s.jointCount, order, s.waveStart);
+  for (int32_t k = 0; k < s.jointCount; ++k) {
+    s.waveJoints[k] = &joints[s.joints[order[k]]];
+    s.waveData[k] = &s.jointData[order[k]];
   }
-  s.waveCount = waves;
 }
 
 void World::solve_island(const TimeStep& step, StepScratch& s) {
