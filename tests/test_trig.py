@@ -137,6 +137,44 @@ def test_traces_bit_exact_whatever_the_hosts_libm() -> None:
     assert " passed" in run.stdout and "skipped" not in run.stdout.splitlines()[-1]
 
 
+# Runs of the simulator whose bytes a digest covers: replays in both variants (one game,
+# sin/cos four at a time in the joint waves), and a batch in lock step where the CPU allows.
+_PATHS_DIGEST = """
+import hashlib, numpy as np, sim_env
+from sim_env import _core
+h = hashlib.sha256()
+rng = np.random.default_rng(17)
+for variant in ("fma", "generic"):
+    for _ in range(6):
+        keys = np.repeat(rng.integers(0, 16, 300), 4).astype(np.int8)
+        h.update(sim_env.replay(keys, sincos=variant)["state"].tobytes())
+    b = sim_env.BatchSim(9, 2, sincos=variant)
+    for _ in range(400):
+        b.step(rng.integers(0, 16, 9).astype(np.int32))
+        h.update(b.state.tobytes())
+print(_core.hardware_fma(), sim_env.lockstep_available(), h.hexdigest())
+"""
+
+
+def test_portable_paths_give_the_same_bits() -> None:
+    """What a CPU without FMA and AVX2 runs (std::fma, sin/cos one at a time, no lock step;
+    QWOP_SIM_PORTABLE=1) gives the same bytes as this CPU's fast paths."""
+    env = {k: v for k, v in os.environ.items() if k != "QWOP_SIM_PORTABLE"}
+    runs = {}
+    for portable in ("0", "1"):
+        out = subprocess.run(
+            [sys.executable, "-c", _PATHS_DIGEST],
+            env={**env, "QWOP_SIM_PORTABLE": portable},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        runs[portable] = out.stdout.split()
+    assert runs["1"][:2] == ["False", "False"], runs["1"]  # the switch took the fast paths away
+    assert runs["0"][2] == runs["1"][2]
+
+
 def test_generic_variant_is_another_exact_game() -> None:
     keys = gait_keys(SHUFFLE, 1800)
     fma = sim_env.replay(keys)

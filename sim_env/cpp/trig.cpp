@@ -22,6 +22,7 @@
 #include "trig.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "sincos_table.h"
@@ -203,7 +204,11 @@ SinCos sincos_fma_hw(double x) {
 bool cpu_has_fma() { return false; }
 #endif
 
-const bool kHardwareFma = cpu_has_fma();
+const bool kExtensions = [] {
+  const char* p = std::getenv("QWOP_SIM_PORTABLE");
+  return p == nullptr || *p == '\0' || std::strcmp(p, "0") == 0;
+}();
+const bool kHardwareFma = kExtensions && cpu_has_fma();
 
 }  // namespace
 
@@ -244,7 +249,7 @@ SinCos4Fn sincos4_fn[2] = {one_by_one<kFma>, one_by_one<kGeneric>};
 [[maybe_unused]] const bool kPicked = [] {
   if (kHardwareFma) sincos_fn[kFma] = sincos_fma_hw;
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-  if (cpu_has_lanes()) {
+  if (kExtensions && cpu_has_lanes()) {
     sincos4_fn[kFma] = in_lanes<true>;
     sincos4_fn[kGeneric] = in_lanes<false>;
   }
@@ -272,6 +277,7 @@ double cos(Variant v, double x) {
 }
 
 bool hardware_fma() { return kHardwareFma; }
+bool cpu_extensions_enabled() { return kExtensions; }
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 namespace {

@@ -54,6 +54,12 @@ double cos(Variant v, double x);
 // (trig_x4.h); returns false, computing nothing, where the CPU cannot run the lanes.
 bool sincos_lanes(Variant v, const double* x, double* s, double* c, std::size_t n);
 
+// Whether the engine may use the CPU's FMA and AVX2 (where it has them): false when the
+// environment variable QWOP_SIM_PORTABLE is set (not "0") as the library loads, which runs
+// the paths a CPU without them takes (std::fma, sin/cos one at a time, no lock step); they
+// give the same bits, and the tests check it.
+bool cpu_extensions_enabled();
+
 // Whether the FMA variant runs on the CPU's fused multiply-add (else on std::fma, exact but slower).
 bool hardware_fma();
 

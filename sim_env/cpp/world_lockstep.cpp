@@ -50,7 +50,7 @@ bool lanes_agree(World* const w[kLanes], StepScratch* const s[kLanes]) {
 bool lockstep_available() {
   static const bool ok = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return trig::cpu_extensions_enabled() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   }();
   return ok;
 }
