@@ -564,8 +564,6 @@ void joint_init_velocity(World& w, RevoluteJoint& j, JointVelocityData& d, const
 // The motor and limit bookkeeping of joint_init_velocity (motor force, limit state and force),
 // from the two bodies' sweep angles.
 void joint_init_limits(RevoluteJoint& j, double angleA, double angleB);
-void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d, const TimeStep& step);
-bool joint_solve_position(World& w, RevoluteJoint& j);
 // A sweep over the joints gives the same bits in any order that keeps, for every body, the
 // order of the joints on it (a joint reads and writes only its two bodies and itself). Each
 // of the n joints (world joint ids) goes in the wave after the latest wave holding one of its
@@ -573,8 +571,8 @@ bool joint_solve_position(World& w, RevoluteJoint& j);
 // their order), joints that share no body. Returns the number of waves (the runner's 11
 // joints make 6: 1, 2, 1, 2, 3 and 2 joints; the torso's five joints set the length).
 int32_t joint_waves(const World& w, const int32_t* joints, int32_t n, int32_t* order, int32_t* start);
-// The same solves for n joints that share no body, side by side (one wave); the position
-// solve returns whether every one of them is within tolerance.
+// The velocity and position solves of n joints that share no body, side by side (one
+// wave); the position solve returns whether every one of them is within tolerance.
 void joints_solve_velocity(World& w, RevoluteJoint* const* js, const JointVelocityData* const* ds, int32_t n,
                            const TimeStep& step);
 bool joints_solve_position(World& w, RevoluteJoint* const* js, int32_t n);

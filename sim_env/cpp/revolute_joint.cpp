@@ -309,50 +309,20 @@ inline bool solve_position_n(World& w, RevoluteJoint* const* js) {
 
 }  // namespace
 
-void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d, const TimeStep& step) {
-  RevoluteJoint* js[1] = {&j};
-  const JointVelocityData* ds[1] = {&d};
-  solve_velocity_n<1>(w, js, ds, step);
-}
-
-bool joint_solve_position(World& w, RevoluteJoint& j) {
-  RevoluteJoint* js[1] = {&j};
-  return solve_position_n<1>(w, js);
-}
-
+// A wave of n joints, up to three side by side (the runner's widest wave has three).
 void joints_solve_velocity(World& w, RevoluteJoint* const* js, const JointVelocityData* const* ds, int32_t n,
                            const TimeStep& step) {
-  switch (n) {
-    case 1: solve_velocity_n<1>(w, js, ds, step); break;
-    case 2: solve_velocity_n<2>(w, js, ds, step); break;
-    case 3: solve_velocity_n<3>(w, js, ds, step); break;
-    default:
-      for (int32_t k = 0; k < n; k += 4) {
-        const int32_t m = n - k < 4 ? n - k : 4;
-        if (m == 4) {
-          solve_velocity_n<4>(w, js + k, ds + k, step);
-        } else {
-          joints_solve_velocity(w, js + k, ds + k, m, step);
-        }
-      }
-  }
+  for (; n >= 3; js += 3, ds += 3, n -= 3) solve_velocity_n<3>(w, js, ds, step);
+  if (n == 2) solve_velocity_n<2>(w, js, ds, step);
+  if (n == 1) solve_velocity_n<1>(w, js, ds, step);
 }
 
 bool joints_solve_position(World& w, RevoluteJoint* const* js, int32_t n) {
-  switch (n) {
-    case 1: return solve_position_n<1>(w, js);
-    case 2: return solve_position_n<2>(w, js);
-    case 3: return solve_position_n<3>(w, js);
-    default: {
-      bool ok = true;
-      for (int32_t k = 0; k < n; k += 4) {
-        const int32_t m = n - k < 4 ? n - k : 4;
-        const bool part = m == 4 ? solve_position_n<4>(w, js + k) : joints_solve_position(w, js + k, m);
-        ok = ok && part;
-      }
-      return ok;
-    }
-  }
+  bool ok = true;
+  for (; n >= 3; js += 3, n -= 3) ok = solve_position_n<3>(w, js) && ok;
+  if (n == 2) ok = solve_position_n<2>(w, js) && ok;
+  if (n == 1) ok = solve_position_n<1>(w, js) && ok;
+  return ok;
 }
 
 }  // namespace qwop
