@@ -59,12 +59,7 @@ inline int lowest_bit(uint64_t v) {
 #endif
 }
 
-inline bool same_bits(double a, double b) {
-  uint64_t x, y;
-  std::memcpy(&x, &a, 8);
-  std::memcpy(&y, &b, 8);
-  return x == y;
-}
+inline bool same_bits(double a, double b) { return double_bits(a) == double_bits(b); }
 
 // Sets b.xf.R = R(angle), reusing the stored rotation when the angle is bit-identical.
 inline void set_body_rotation(Body& b, double angle, trig::Variant v) {
@@ -112,8 +107,8 @@ inline int32_t first_free_slot(const T (&pool)[N]) {
   return kNull;
 }
 
-// Section 4: a body's transform from its sweep (synchronizeTransform).
-// A body's transform for its sweep, given the sine and cosine of its sweep angle.
+// Section 4: a body's transform from its sweep (synchronizeTransform), given the sine and
+// cosine of its sweep angle.
 inline void set_transform(Body& b, double s, double c) {
   b.xf.R.col1.x = c;
   b.xf.R.col2.x = -s;

@@ -144,7 +144,7 @@ QWOP_TRIG_INLINE int reduce(double x, double* a, double* da) {
 }
 
 template <bool F>
-QWOP_TRIG_INLINE void sincos_impl(double x, double* s, double* c) {
+QWOP_TRIG_INLINE void sincos_into(double x, double* s, double* c) {
   const uint32_t k = static_cast<uint32_t>(bits(x) >> 32) & 0x7fffffffu;
   if (k < 0x3e400000u) {  // |x| < 2^-27
     *s = x;
@@ -174,33 +174,24 @@ QWOP_TRIG_INLINE void sincos_impl(double x, double* s, double* c) {
   }
 }
 
-SinCos sincos_generic(double x) {
+template <bool F>
+QWOP_TRIG_INLINE SinCos sincos_impl(double x) {
   SinCos r;
-  sincos_impl<false>(x, &r.s, &r.c);
-  return r;
-}
-SinCos sincos_fma_soft(double x) {
-  SinCos r;
-  sincos_impl<true>(x, &r.s, &r.c);
+  sincos_into<F>(x, &r.s, &r.c);
   return r;
 }
 
+SinCos sincos_generic(double x) { return sincos_impl<false>(x); }
+SinCos sincos_fma_soft(double x) { return sincos_impl<true>(x); }
+
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-__attribute__((target("fma"))) SinCos sincos_fma_hw(double x) {
-  SinCos r;
-  sincos_impl<true>(x, &r.s, &r.c);
-  return r;
-}
+__attribute__((target("fma"))) SinCos sincos_fma_hw(double x) { return sincos_impl<true>(x); }
 bool cpu_has_fma() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("fma");
 }
 #else
-SinCos sincos_fma_hw(double x) {
-  SinCos r;
-  sincos_impl<true>(x, &r.s, &r.c);
-  return r;
-}
+SinCos sincos_fma_hw(double x) { return sincos_impl<true>(x); }
 bool cpu_has_fma() { return false; }
 #endif
 
@@ -210,9 +201,6 @@ const bool kExtensions = [] {
 }();
 const bool kHardwareFma = kExtensions && cpu_has_fma();
 
-}  // namespace
-
-namespace {
 template <Variant V>
 SinCos4 one_by_one(double x0, double x1, double x2, double x3) {
   SinCos4 r;

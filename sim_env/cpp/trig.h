@@ -23,10 +23,6 @@ enum Variant : uint8_t {
 struct SinCos {
   double s, c;
 };
-
-// sin(x) and cos(x) as the chosen glibc build computes them, sharing one argument reduction
-// (returned in registers: the joint solver reads them at once).
-// sin and cos of four arguments, each exactly as sincos gives it.
 struct SinCos4 {
   double s[4], c[4];
 };
@@ -42,7 +38,10 @@ extern SinCosFn sincos_fn[2];
 extern SinCos4Fn sincos4_fn[2];
 }  // namespace detail
 
+// sin(x) and cos(x) as the chosen glibc build computes them, sharing one argument reduction
+// (returned in registers: the joint solver reads them at once).
 inline SinCos sincos(Variant v, double x) { return detail::sincos_fn[v](x); }
+// sin and cos of four arguments, each exactly as sincos gives it.
 inline SinCos4 sincos4(Variant v, double x0, double x1, double x2, double x3) {
   return detail::sincos4_fn[v](x0, x1, x2, x3);
 }
