@@ -164,7 +164,7 @@ def _js_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return m
 
 
-def test_aabb_combine_is_javascripts_min_and_max() -> None:
+def test_aabb_combine_and_contains_are_the_originals() -> None:
     # The combine is branch-free; it must still give Math.min/Math.max's bits: the smaller or
     # larger bound, -0 against +0 either way round, NaN from either side, equal bounds.
     rng = np.random.default_rng(9)
@@ -182,3 +182,14 @@ def test_aabb_combine_is_javascripts_min_and_max() -> None:
     want = np.hstack([_js_min(a[:, :2], b[:, :2]), _js_max(a[:, 2:], b[:, 2:])])
     assert np.count_nonzero((a == 0) & (b == 0) & (np.signbit(a) != np.signbit(b))) > 10_000
     np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+    # Containment (tested two bounds at a time): the original's four <= comparisons, so a
+    # NaN bound anywhere means "not contained", and -0 and +0 compare equal.
+    inner = np.where(rng.random((n, 4)) < 0.5, a, a + np.array([0.5, 0.5, -0.5, -0.5]))
+    inner[: n // 8] = np.copysign(0.0, -a[: n // 8]) * (a[: n // 8] == 0) + a[: n // 8] * (a[: n // 8] != 0)
+    for outer, box in ((a, b), (a, inner), (inner, a)):
+        want_in = (outer[:, 0] <= box[:, 0]) & (outer[:, 1] <= box[:, 1]) & (box[:, 2] <= outer[:, 2]) & (
+            box[:, 3] <= outer[:, 3]
+        )
+        got_in = sim_env._core.aabb_contains(outer, box)
+        assert 1_000 < np.count_nonzero(got_in) < n
+        np.testing.assert_array_equal(got_in, want_in)

@@ -608,6 +608,26 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("a"), py::arg("b"),
       "Two AABBs combined per row as the broad phase combines them (JavaScript's Math.min and Math.max per bound).");
+  m.def(
+      "aabb_contains",
+      [](py::array_t<double, py::array::c_style | py::array::forcecast> a,
+         py::array_t<double, py::array::c_style | py::array::forcecast> b) {
+        if (a.ndim() != 2 || a.shape(1) != 4 || b.ndim() != 2 || b.shape(0) != a.shape(0) || b.shape(1) != 4) {
+          throw py::value_error("a and b must be (n, 4) alike: lower.x, lower.y, upper.x, upper.y");
+        }
+        const py::ssize_t n = a.shape(0);
+        py::array_t<bool> out(n);
+        const double* pa = a.data();
+        const double* pb = b.data();
+        bool* o = out.mutable_data();
+        for (py::ssize_t i = 0; i < n; ++i, pa += 4, pb += 4) {
+          const qwop::AABB x{{pa[0], pa[1]}, {pa[2], pa[3]}}, y{{pb[0], pb[1]}, {pb[2], pb[3]}};
+          o[i] = qwop::aabb_contains(x, y);
+        }
+        return out;
+      },
+      py::arg("a"), py::arg("b"),
+      "Per row, whether AABB a contains AABB b as the broad phase tests it (b2AABB.Contains).");
   m.def("lockstep_available", &qwop::lockstep_available,
         "Whether this build and CPU step batched games four at a time in SIMD lanes (x86-64 with AVX2 and FMA).");
   m.def("hardware_fma", &qwop::trig::hardware_fma, "Whether the 'fma' variant runs on the CPU's fused multiply-add.");

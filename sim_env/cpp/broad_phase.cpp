@@ -120,13 +120,25 @@ void World::remove_leaf(int32_t leaf) {
   }
 }
 
+namespace {
+// A proxy's fat AABB: the fixture's grown by (ex, ey) on every side.
+inline void fatten(AABB& out, const AABB& aabb, double ex, double ey) {
+#if defined(__SSE2__)
+  const __m128d e = _mm_set_pd(ey, ex);
+  store_aabb(out, _mm_sub_pd(load_lower(aabb), e), _mm_add_pd(load_upper(aabb), e));
+#else
+  out.lower.x = aabb.lower.x - ex;
+  out.lower.y = aabb.lower.y - ey;
+  out.upper.x = aabb.upper.x + ex;
+  out.upper.y = aabb.upper.y + ey;
+#endif
+}
+}  // namespace
+
 int32_t World::create_proxy(const AABB& aabb, int32_t userData) {
   const int32_t n = allocate_node();
   TreeNode& node = tree.nodes[n];
-  node.aabb.lower.x = aabb.lower.x - settings::kAabbExtension;
-  node.aabb.lower.y = aabb.lower.y - settings::kAabbExtension;
-  node.aabb.upper.x = aabb.upper.x + settings::kAabbExtension;
-  node.aabb.upper.y = aabb.upper.y + settings::kAabbExtension;
+  fatten(node.aabb, aabb, settings::kAabbExtension, settings::kAabbExtension);
   node.userData = userData;
   insert_leaf(n);
   buffer_move(n);
@@ -145,10 +157,7 @@ void World::move_proxy(int32_t proxy, const AABB& aabb, Vec2 d) {
   remove_leaf(proxy);
   const double extendX = settings::kAabbExtension + settings::kAabbMultiplier * (d.x > 0 ? d.x : -d.x);
   const double extendY = settings::kAabbExtension + settings::kAabbMultiplier * (d.y > 0 ? d.y : -d.y);
-  node.aabb.lower.x = aabb.lower.x - extendX;
-  node.aabb.lower.y = aabb.lower.y - extendY;
-  node.aabb.upper.x = aabb.upper.x + extendX;
-  node.aabb.upper.y = aabb.upper.y + extendY;
+  fatten(node.aabb, aabb, extendX, extendY);
   insert_leaf(proxy);
   buffer_move(proxy);
 }
@@ -178,13 +187,16 @@ void World::unbuffer_move(int32_t proxy) {
 // children's (insert_leaf and remove_leaf keep that), so a leaf that overlaps the query is
 // never pruned, and the walk reports exactly the overlapping leaves in the order a full
 // walk reaches them. That order is taken once, and each query tests the leaves directly:
-// the same pairs in the same order, without the walk.
+// the same pairs in the same order, without the walk. A pair whose fixtures' filters
+// refuse it is not sent: add_pair would only turn it down (its first test), and leaving out
+// every copy of a pair that changes nothing leaves the others' effects as they were.
 void World::find_new_contacts(StepScratch* scratch) {
   static_assert(kMaxNodes <= 64, "one bit per leaf in a 64-bit word");
   Pair local[kMaxPairs];
   Pair* pairs = scratch ? scratch->pairs : local;
   int32_t pairCount = 0;
   int32_t leaf[kMaxNodes];
+  Filter filter[kMaxNodes];
   double lowerX[kMaxNodes], lowerY[kMaxNodes], upperX[kMaxNodes], upperY[kMaxNodes];
   int32_t leafCount = 0;
   if (tree.root != kNull && moveCount > 0) {
@@ -196,6 +208,7 @@ void World::find_new_contacts(StepScratch* scratch) {
       const TreeNode& node = tree.nodes[n];
       if (node.is_leaf()) {
         leaf[leafCount] = n;
+        filter[leafCount] = bodies[node.userData].fixture.filter;
         lowerX[leafCount] = node.aabb.lower.x;
         lowerY[leafCount] = node.aabb.lower.y;
         upperX[leafCount] = node.aabb.upper.x;
@@ -212,6 +225,7 @@ void World::find_new_contacts(StepScratch* scratch) {
   for (int32_t m = 0; m < moveCount; ++m) {
     const int32_t queryProxy = moveBuffer[m];
     const AABB fat = tree.nodes[queryProxy].aabb;
+    const Filter queryFilter = bodies[tree.nodes[queryProxy].userData].fixture.filter;
     uint64_t hits = 0;  // bit k: leaf k overlaps (aabb_overlap on the copied bounds)
     int32_t k = 0;
 #if defined(__SSE2__)
@@ -235,8 +249,9 @@ void World::find_new_contacts(StepScratch* scratch) {
       hits |= static_cast<uint64_t>(!miss) << k;
     }
     for (; hits != 0; hits &= hits - 1) {
-      const int32_t n = leaf[lowest_bit(hits)];
-      if (n == queryProxy) continue;
+      const int32_t hit = lowest_bit(hits);
+      const int32_t n = leaf[hit];
+      if (n == queryProxy || !filter_should_collide(filter[hit], queryFilter)) continue;
       if (pairCount >= kMaxPairs) {
         overflow = true;
         continue;

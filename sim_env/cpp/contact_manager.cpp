@@ -21,13 +21,6 @@ bool World::should_collide(int32_t bi, int32_t other) const {
   return true;
 }
 
-namespace {
-bool filter_should_collide(const Filter& f1, const Filter& f2) {
-  if (f1.groupIndex == f2.groupIndex && f1.groupIndex != 0) return f1.groupIndex > 0;
-  return (f1.maskBits & f2.categoryBits) != 0 && (f1.categoryBits & f2.maskBits) != 0;
-}
-}  // namespace
-
 void World::add_pair(int32_t bA, int32_t bB) {
   if (bA == bB) return;
   // The original tests for an existing contact, then joints, then the filter. All three

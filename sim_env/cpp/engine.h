@@ -571,10 +571,10 @@ void joint_init_limits(RevoluteJoint& j, double angleA, double angleB);
 // their order), joints that share no body. Returns the number of waves (the runner's 11
 // joints make 6: 1, 2, 1, 2, 3 and 2 joints; the torso's five joints set the length).
 int32_t joint_waves(const World& w, const int32_t* joints, int32_t n, int32_t* order, int32_t* start);
-// The velocity and position solves of n joints that share no body, side by side (one
-// wave); the position solve returns whether every one of them is within tolerance.
-void joints_solve_velocity(World& w, RevoluteJoint* const* js, const JointVelocityData* const* ds, int32_t n,
-                           const TimeStep& step);
-bool joints_solve_position(World& w, RevoluteJoint* const* js, int32_t n);
+// One velocity and one position sweep over the island's joints, wave after wave of the
+// plan in `s` (World::plan_joint_waves), each wave's joints side by side; the position
+// sweep returns whether every joint is within tolerance.
+void joints_solve_velocity(World& w, const StepScratch& s, const TimeStep& step);
+bool joints_solve_position(World& w, const StepScratch& s);
 
 }  // namespace qwop

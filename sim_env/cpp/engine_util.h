@@ -9,6 +9,10 @@
 
 #include "engine.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace qwop {
 namespace {
 
@@ -68,19 +72,41 @@ inline void set_body_rotation(Body& b, double angle, trig::Variant v) {
   b.xfAngle = angle;
 }
 
+#if defined(__SSE2__)
+// An AABB's corners as (x, y) pairs. Boxes are written and read whole (a 16-byte load of
+// fields stored one by one waits for the stores to retire instead of taking their values).
+inline __m128d load_lower(const AABB& a) { return _mm_loadu_pd(&a.lower.x); }
+inline __m128d load_upper(const AABB& a) { return _mm_loadu_pd(&a.upper.x); }
+inline void store_aabb(AABB& out, __m128d lower, __m128d upper) {
+  _mm_storeu_pd(&out.lower.x, lower);
+  _mm_storeu_pd(&out.upper.x, upper);
+}
+// js_min and js_max lane by lane: the CPU's min (max) is a < b ? a : b (a > b ? a : b);
+// equal lanes OR (AND) the bits, so -0 wins the min and +0 the max; a NaN lane gives NaN.
+inline __m128d js_min2(__m128d a, __m128d b) {
+  const __m128d m = _mm_or_pd(_mm_min_pd(a, b), _mm_and_pd(a, _mm_cmpeq_pd(a, b)));
+  const __m128d nan = _mm_cmpunord_pd(a, b);
+  return _mm_or_pd(_mm_andnot_pd(nan, m), _mm_and_pd(nan, _mm_set1_pd(std::numeric_limits<double>::quiet_NaN())));
+}
+inline __m128d js_max2(__m128d a, __m128d b) {
+  const __m128d m = _mm_and_pd(_mm_max_pd(a, b), _mm_or_pd(a, _mm_cmpneq_pd(a, b)));
+  const __m128d nan = _mm_cmpunord_pd(a, b);
+  return _mm_or_pd(_mm_andnot_pd(nan, m), _mm_and_pd(nan, _mm_set1_pd(std::numeric_limits<double>::quiet_NaN())));
+}
+inline void aabb_combine(AABB& out, const AABB& a, const AABB& b) {
+  store_aabb(out, js_min2(load_lower(a), load_lower(b)), js_max2(load_upper(a), load_upper(b)));
+}
+inline bool aabb_contains(const AABB& a, const AABB& inner) {
+  const __m128d in = _mm_and_pd(_mm_cmple_pd(load_lower(a), load_lower(inner)),
+                                _mm_cmple_pd(load_upper(inner), load_upper(a)));
+  return _mm_movemask_pd(in) == 3;
+}
+#else
 inline void aabb_combine(AABB& out, const AABB& a, const AABB& b) {
   out.lower.x = js_min(a.lower.x, b.lower.x);
   out.lower.y = js_min(a.lower.y, b.lower.y);
   out.upper.x = js_max(a.upper.x, b.upper.x);
   out.upper.y = js_max(a.upper.y, b.upper.y);
-}
-inline bool aabb_overlap(const AABB& a, const AABB& other) {
-  const double d1x = other.lower.x - a.upper.x;
-  const double d1y = other.lower.y - a.upper.y;
-  const double d2x = a.lower.x - other.upper.x;
-  const double d2y = a.lower.y - other.upper.y;
-  // The original's four tests, evaluated without short-circuit branches (same result).
-  return !((d1x > 0) | (d1y > 0) | (d2x > 0) | (d2y > 0));
 }
 inline bool aabb_contains(const AABB& a, const AABB& inner) {
   bool r = true;
@@ -89,6 +115,21 @@ inline bool aabb_contains(const AABB& a, const AABB& inner) {
   r = r && inner.upper.x <= a.upper.x;
   r = r && inner.upper.y <= a.upper.y;
   return r;
+}
+#endif
+inline bool aabb_overlap(const AABB& a, const AABB& other) {
+  const double d1x = other.lower.x - a.upper.x;
+  const double d1y = other.lower.y - a.upper.y;
+  const double d2x = a.lower.x - other.upper.x;
+  const double d2y = a.lower.y - other.upper.y;
+  // The original's four tests, evaluated without short-circuit branches (same result).
+  return !((d1x > 0) | (d1y > 0) | (d2x > 0) | (d2y > 0));
+}
+
+// The contact filter (b2ContactFilter.ShouldCollide on two fixtures' filters).
+inline bool filter_should_collide(const Filter& f1, const Filter& f2) {
+  if (f1.groupIndex == f2.groupIndex && f1.groupIndex != 0) return f1.groupIndex > 0;
+  return (f1.maskBits & f2.categoryBits) != 0 && (f1.categoryBits & f2.maskBits) != 0;
 }
 
 // pos + (R v)

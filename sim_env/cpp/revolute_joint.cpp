@@ -309,19 +309,27 @@ inline bool solve_position_n(World& w, RevoluteJoint* const* js) {
 
 }  // namespace
 
-// A wave of n joints, up to three side by side (the runner's widest wave has three).
-void joints_solve_velocity(World& w, RevoluteJoint* const* js, const JointVelocityData* const* ds, int32_t n,
-                           const TimeStep& step) {
-  for (; n >= 3; js += 3, ds += 3, n -= 3) solve_velocity_n<3>(w, js, ds, step);
-  if (n == 2) solve_velocity_n<2>(w, js, ds, step);
-  if (n == 1) solve_velocity_n<1>(w, js, ds, step);
+// A wave of n joints goes up to three side by side (the runner's widest wave has three).
+void joints_solve_velocity(World& w, const StepScratch& s, const TimeStep& step) {
+  for (int32_t v = 0; v < s.waveCount; ++v) {
+    RevoluteJoint* const* js = s.waveJoints + s.waveStart[v];
+    const JointVelocityData* const* ds = s.waveData + s.waveStart[v];
+    int32_t n = s.waveStart[v + 1] - s.waveStart[v];
+    for (; n >= 3; js += 3, ds += 3, n -= 3) solve_velocity_n<3>(w, js, ds, step);
+    if (n == 2) solve_velocity_n<2>(w, js, ds, step);
+    if (n == 1) solve_velocity_n<1>(w, js, ds, step);
+  }
 }
 
-bool joints_solve_position(World& w, RevoluteJoint* const* js, int32_t n) {
+bool joints_solve_position(World& w, const StepScratch& s) {
   bool ok = true;
-  for (; n >= 3; js += 3, n -= 3) ok = solve_position_n<3>(w, js) && ok;
-  if (n == 2) ok = solve_position_n<2>(w, js) && ok;
-  if (n == 1) ok = solve_position_n<1>(w, js) && ok;
+  for (int32_t v = 0; v < s.waveCount; ++v) {
+    RevoluteJoint* const* js = s.waveJoints + s.waveStart[v];
+    int32_t n = s.waveStart[v + 1] - s.waveStart[v];
+    for (; n >= 3; js += 3, n -= 3) ok = solve_position_n<3>(w, js) && ok;
+    if (n == 2) ok = solve_position_n<2>(w, js) && ok;
+    if (n == 1) ok = solve_position_n<1>(w, js) && ok;
+  }
   return ok;
 }
 

@@ -62,10 +62,15 @@ void box_aabb(AABB& out, double hx, double hy, const Transform& xf) {
     PolygonShape::box(hx, hy).compute_aabb(out, xf);
     return;
   }
+#if defined(__SSE2__)
+  const __m128d slop = _mm_set1_pd(settings::kLinearSlop);
+  store_aabb(out, _mm_sub_pd(_mm_set_pd(lowerY, lowerX), slop), _mm_add_pd(_mm_set_pd(upperY, upperX), slop));
+#else
   out.lower.x = lowerX - settings::kLinearSlop;
   out.lower.y = lowerY - settings::kLinearSlop;
   out.upper.x = upperX + settings::kLinearSlop;
   out.upper.y = upperY + settings::kLinearSlop;
+#endif
 }
 
 void PolygonShape::compute_mass(double density, double& mass, Vec2& center, double& inertia) const {

@@ -175,21 +175,13 @@ void World::solve_island(const TimeStep& step, StepScratch& s) {
   island_prepare(step, s);
   plan_joint_waves(s);
   for (int32_t it = 0; it < step.velocityIterations; ++it) {
-    for (int32_t w = 0; w < s.waveCount; ++w) {
-      const int32_t k = s.waveStart[w];
-      joints_solve_velocity(*this, s.waveJoints + k, s.waveData + k, s.waveStart[w + 1] - k, step);
-    }
+    joints_solve_velocity(*this, s, step);
     contact_solver_solve_velocity(*this, s);
   }
   island_integrate(step, s);
   for (int32_t it = 0; it < step.positionIterations; ++it) {
     const bool contactsOkay = contact_solver_solve_position(*this, s, settings::kContactBaumgarte);
-    bool jointsOkay = true;
-    for (int32_t w = 0; w < s.waveCount; ++w) {
-      const int32_t k = s.waveStart[w];
-      const bool waveOkay = joints_solve_position(*this, s.waveJoints + k, s.waveStart[w + 1] - k);
-      jointsOkay = jointsOkay && waveOkay;
-    }
+    const bool jointsOkay = joints_solve_position(*this, s);
     if (contactsOkay && jointsOkay) break;
   }
   island_sleep(step, s);
