@@ -187,8 +187,11 @@ def test_aabb_combine_and_contains_are_the_originals() -> None:
     inner = np.where(rng.random((n, 4)) < 0.5, a, a + np.array([0.5, 0.5, -0.5, -0.5]))
     inner[: n // 8] = np.copysign(0.0, -a[: n // 8]) * (a[: n // 8] == 0) + a[: n // 8] * (a[: n // 8] != 0)
     for outer, box in ((a, b), (a, inner), (inner, a)):
-        want_in = (outer[:, 0] <= box[:, 0]) & (outer[:, 1] <= box[:, 1]) & (box[:, 2] <= outer[:, 2]) & (
-            box[:, 3] <= outer[:, 3]
+        want_in = (
+            (outer[:, 0] <= box[:, 0])
+            & (outer[:, 1] <= box[:, 1])
+            & (box[:, 2] <= outer[:, 2])
+            & (box[:, 3] <= outer[:, 3])
         )
         got_in = sim_env._core.aabb_contains(outer, box)
         assert 1_000 < np.count_nonzero(got_in) < n
