@@ -40,7 +40,10 @@ inline double joint_angle(const double* s, const JointInfo& j) {
 inline double wrap_angle(double a) {
   // Python's (a + pi) % (2 pi) - pi, with a floored modulo.
   const double m = 2.0 * kPi;
-  double r = std::fmod(a + kPi, m);
+  const double x = a + kPi;
+  // fmod is exact: for 0 <= x < m it is x itself, as it is for most body angles, and the
+  // library call is spared.
+  double r = x >= 0.0 && x < m ? x : std::fmod(x, m);
   if (r < 0) r += m;
   return r - kPi;
 }

@@ -90,14 +90,14 @@ QWOP_X4_INLINE Lookup lookup(V ax) {
           _mm256_permute2f128_pd(hi01, hi23, 0x31)};
 }
 
+// do_sin and do_cos of x + dx, given the table row of |x| (lookup(vabs(x))).
 template <bool F>
-QWOP_X4_INLINE V do_sin(V x, V dx) {
+QWOP_X4_INLINE V do_sin(V x, V dx, const Lookup& L) {
   const V xx = _mm256_mul_pd(x, x);
   const V p = madd<F>(madd<F>(madd<F>(madd<F>(splat(k::S5), xx, splat(k::S4)), xx, splat(k::S3)), xx, splat(k::S2)),
                       xx, splat(k::S1));
   const V taylor = _mm256_add_pd(x, madd<F>(madd<F>(p, x, vneg(_mm256_mul_pd(splat(0.5), dx))), xx, dx));
   const V ndx = select(le(x, _mm256_setzero_pd()), vneg(dx), dx);
-  const Lookup L = lookup(vabs(x));
   const V r = L.r, rr = _mm256_mul_pd(r, r);
   const V s = _mm256_add_pd(r, madd<F>(_mm256_mul_pd(r, rr), madd<F>(rr, splat(k::Sn5), splat(k::Sn3)), ndx));
   const V c = madd<F>(r, ndx, _mm256_mul_pd(rr, madd<F>(rr, madd<F>(rr, splat(k::Cs6), splat(k::Cs4)), splat(k::Cs2))));
@@ -107,9 +107,8 @@ QWOP_X4_INLINE V do_sin(V x, V dx) {
 }
 
 template <bool F>
-QWOP_X4_INLINE V do_cos(V x, V dx) {
+QWOP_X4_INLINE V do_cos(V x, V dx, const Lookup& L) {
   const V ndx = select(lt(x, _mm256_setzero_pd()), vneg(dx), dx);
-  const Lookup L = lookup(vabs(x));
   const V r = _mm256_add_pd(L.r, ndx), rr = _mm256_mul_pd(r, r);
   const V s = madd<F>(_mm256_mul_pd(r, rr), madd<F>(rr, splat(k::Sn5), splat(k::Sn3)), r);
   const V c = _mm256_mul_pd(rr, madd<F>(rr, madd<F>(rr, splat(k::Cs6), splat(k::Cs4)), splat(k::Cs2)));
@@ -137,27 +136,41 @@ QWOP_X4_INLINE void sincos(V x, V* s, V* c) {
   const V da2 = _mm256_add_pd(_mm256_sub_pd(t, a2), splat(k::Hp1));
   // Otherwise x = n pi/2 + (a3 + da3) (glibc's reduce_sincos), skipped when no lane needs it
   // (body angles are mostly within 2.43 rad).
-  V a3 = _mm256_setzero_pd(), da3 = _mm256_setzero_pd();
-  __m256i n = _mm256_setzero_si256();
-  if (_mm256_movemask_pd(m2) != 0xf) {
-    const V tt = madd<F>(x, splat(k::HpInv), splat(k::ToInt));
-    const V xn = _mm256_sub_pd(tt, splat(k::ToInt));
-    const V nxn = vneg(xn);
-    const V y = madd<F>(nxn, splat(k::Mp2), madd<F>(nxn, splat(k::Mp1), x));
-    const V t2 = madd<F>(nxn, splat(k::Pp3), y);
-    da3 = madd<F>(nxn, splat(k::Pp3), _mm256_sub_pd(y, t2));
-    a3 = madd<F>(nxn, splat(k::Pp4), t2);
-    da3 = _mm256_add_pd(da3, madd<F>(nxn, splat(k::Pp4), _mm256_sub_pd(t2, a3)));
-    n = _mm256_and_si256(_mm256_castpd_si256(tt), _mm256_set1_epi64x(3));
-  }
-
   const V zero = _mm256_setzero_pd();
+  const V sin1_lo = splat(k::Below26), cos1_lo = splat(k::Below27);
+  if (_mm256_movemask_pd(m1) == 0xf) {  // sin and cos both of x itself: one table row
+    const Lookup L = lookup(ax);
+    const V ds = do_sin<F>(x, zero, L);
+    const V dc = do_cos<F>(x, zero, L);
+    *s = select(lt(ax, sin1_lo), x, ds);
+    *c = select(lt(ax, cos1_lo), splat(1.0), dc);
+    return;
+  }
+  if (_mm256_movemask_pd(m2) == 0xf) {
+    const V ps = select(m1, x, a2), dps = select(m1, zero, da2);
+    const V pc = select(m1, x, t), dpc = select(m1, zero, splat(k::Hp1));
+    const V ds = do_sin<F>(ps, dps, lookup(vabs(ps)));
+    const V dc = do_cos<F>(pc, dpc, lookup(vabs(pc)));
+    *s = select(m1, select(lt(ax, sin1_lo), x, ds), copysign(dc, x));
+    *c = select(m1, select(lt(ax, cos1_lo), splat(1.0), dc), ds);
+    return;
+  }
+  const V tt = madd<F>(x, splat(k::HpInv), splat(k::ToInt));
+  const V xn = _mm256_sub_pd(tt, splat(k::ToInt));
+  const V nxn = vneg(xn);
+  const V y = madd<F>(nxn, splat(k::Mp2), madd<F>(nxn, splat(k::Mp1), x));
+  const V t2 = madd<F>(nxn, splat(k::Pp3), y);
+  V da3 = madd<F>(nxn, splat(k::Pp3), _mm256_sub_pd(y, t2));
+  const V a3 = madd<F>(nxn, splat(k::Pp4), t2);
+  da3 = _mm256_add_pd(da3, madd<F>(nxn, splat(k::Pp4), _mm256_sub_pd(t2, a3)));
+  const __m256i n = _mm256_and_si256(_mm256_castpd_si256(tt), _mm256_set1_epi64x(3));
+
   const V ps = select(m1, x, select(m2, a2, a3));
   const V dps = select(m1, zero, select(m2, da2, da3));
   const V pc = select(m1, x, select(m2, t, a3));
   const V dpc = select(m1, zero, select(m2, splat(k::Hp1), da3));
-  const V ds = do_sin<F>(ps, dps);
-  const V dc = do_cos<F>(pc, dpc);
+  const V ds = do_sin<F>(ps, dps, lookup(vabs(ps)));
+  const V dc = do_cos<F>(pc, dpc, lookup(vabs(pc)));
 
   // Range 3: sin = (sa, ca, -sa, -ca)[n], cos = the same at n + 1.
   const V odd = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(n, _mm256_set1_epi64x(1)), _mm256_set1_epi64x(1)));
@@ -169,8 +182,8 @@ QWOP_X4_INLINE void sincos(V x, V* s, V* c) {
   const V sin3 = select(neg_s, vneg(s3), s3);
   const V cos3 = select(neg_c, vneg(c3), c3);
 
-  const V sin1 = select(lt(ax, splat(k::Below26)), x, ds);
-  const V cos1 = select(lt(ax, splat(k::Below27)), splat(1.0), dc);
+  const V sin1 = select(lt(ax, sin1_lo), x, ds);
+  const V cos1 = select(lt(ax, cos1_lo), splat(1.0), dc);
   *s = select(m1, sin1, select(m2, copysign(dc, x), sin3));
   *c = select(m1, cos1, select(m2, ds, cos3));
 }
