@@ -55,10 +55,16 @@ void World::end_step(const TimeStep& step) {
   flags &= ~kWorldLocked;
 }
 
+// The world's bodies and joints are its slots in use (their lists hold exactly those), so
+// their flags are cleared slot by slot rather than by following the lists link by link.
 void World::clear_island_flags() {
-  for (int32_t b = bodyList; b != kNull; b = bodies[b].next) bodies[b].flags &= ~kBodyIsland;
+  for (Body& b : bodies) {
+    if (b.inUse) b.flags &= ~kBodyIsland;
+  }
   for (int32_t c = contactList; c != kNull; c = contacts[c].next) contacts[c].flags &= ~kContactIsland;
-  for (int32_t j = jointList; j != kNull; j = joints[j].next) joints[j].islandFlag = false;
+  for (RevoluteJoint& j : joints) {
+    if (j.inUse) j.islandFlag = false;
+  }
 }
 
 int32_t World::next_island_seed() const {
