@@ -410,6 +410,7 @@ struct StepScratch {
   // waveJoints[waveStart[w] .. waveStart[w + 1]), joints that share no body.
   RevoluteJoint* waveJoints[kMaxJoints];
   const JointVelocityData* waveData[kMaxJoints];
+  Body* waveBodies[2 * kMaxJoints];  // of waveJoints[k]: its body A at 2k, B at 2k + 1
   int32_t waveStart[kMaxJoints + 1];
   int32_t waveCount;
   // Of contacts[i]; grown to the largest island's contacts (scratch of every thread and lane).
@@ -574,7 +575,7 @@ int32_t joint_waves(const World& w, const int32_t* joints, int32_t n, int32_t* o
 // One velocity and one position sweep over the island's joints, wave after wave of the
 // plan in `s` (World::plan_joint_waves), each wave's joints side by side; the position
 // sweep returns whether every joint is within tolerance.
-void joints_solve_velocity(World& w, const StepScratch& s, const TimeStep& step);
+void joints_solve_velocity(const StepScratch& s, const TimeStep& step);
 bool joints_solve_position(World& w, const StepScratch& s);
 
 }  // namespace qwop

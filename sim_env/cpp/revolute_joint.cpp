@@ -116,14 +116,14 @@ void joint_init_velocity(World& w, RevoluteJoint& j, JointVelocityData& d, const
 namespace {
 
 template <int N>
-inline void solve_velocity_n(World& w, RevoluteJoint* const* js, const JointVelocityData* const* ds,
+inline void solve_velocity_n(RevoluteJoint* const* js, Body* const* bs, const JointVelocityData* const* ds,
                              const TimeStep& step) {
   Body* A[N];
   Body* B[N];
   double vAx[N], vAy[N], wA[N], vBx[N], vBy[N], wB[N];
   for (int k = 0; k < N; ++k) {
-    A[k] = &w.bodies[js[k]->bodyA];
-    B[k] = &w.bodies[js[k]->bodyB];
+    A[k] = bs[2 * k];
+    B[k] = bs[2 * k + 1];
     vAx[k] = A[k]->linearVelocity.x;
     vAy[k] = A[k]->linearVelocity.y;
     wA[k] = A[k]->angularVelocity;
@@ -212,14 +212,14 @@ inline void sync_body(Body& b, double cx, double cy, double a, trig::Variant v) 
 }
 
 template <int N>
-inline bool solve_position_n(World& w, RevoluteJoint* const* js) {
+inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Body* const* bs) {
   Body* A[N];
   Body* B[N];
   double cAx[N], cAy[N], aA[N], cBx[N], cBy[N], aB[N];
   Vec2 rA[N], rB[N];
   for (int k = 0; k < N; ++k) {
-    A[k] = &w.bodies[js[k]->bodyA];
-    B[k] = &w.bodies[js[k]->bodyB];
+    A[k] = bs[2 * k];
+    B[k] = bs[2 * k + 1];
     cAx[k] = A[k]->sweep.c.x;
     cAy[k] = A[k]->sweep.c.y;
     aA[k] = A[k]->sweep.a;
@@ -294,15 +294,15 @@ inline bool solve_position_n(World& w, RevoluteJoint* const* js) {
   // again to the same bits); a joint left over syncs its bodies on its own.
   int k = 0;
   for (; k + 2 <= N; k += 2) {
-    const trig::SinCos4 r = trig::sincos4(w.trigVariant, aA[k], aB[k], aA[k + 1], aB[k + 1]);
+    const trig::SinCos4 r = trig::sincos4(variant, aA[k], aB[k], aA[k + 1], aB[k + 1]);
     set_body_sweep(*A[k], cAx[k], cAy[k], aA[k], r.s[0], r.c[0]);
     set_body_sweep(*B[k], cBx[k], cBy[k], aB[k], r.s[1], r.c[1]);
     set_body_sweep(*A[k + 1], cAx[k + 1], cAy[k + 1], aA[k + 1], r.s[2], r.c[2]);
     set_body_sweep(*B[k + 1], cBx[k + 1], cBy[k + 1], aB[k + 1], r.s[3], r.c[3]);
   }
   for (; k < N; ++k) {
-    sync_body(*A[k], cAx[k], cAy[k], aA[k], w.trigVariant);
-    sync_body(*B[k], cBx[k], cBy[k], aB[k], w.trigVariant);
+    sync_body(*A[k], cAx[k], cAy[k], aA[k], variant);
+    sync_body(*B[k], cBx[k], cBy[k], aB[k], variant);
   }
   return ok;
 }
@@ -310,14 +310,15 @@ inline bool solve_position_n(World& w, RevoluteJoint* const* js) {
 }  // namespace
 
 // A wave of n joints goes up to three side by side (the runner's widest wave has three).
-void joints_solve_velocity(World& w, const StepScratch& s, const TimeStep& step) {
+void joints_solve_velocity(const StepScratch& s, const TimeStep& step) {
   for (int32_t v = 0; v < s.waveCount; ++v) {
     RevoluteJoint* const* js = s.waveJoints + s.waveStart[v];
+    Body* const* bs = s.waveBodies + 2 * s.waveStart[v];
     const JointVelocityData* const* ds = s.waveData + s.waveStart[v];
     int32_t n = s.waveStart[v + 1] - s.waveStart[v];
-    for (; n >= 3; js += 3, ds += 3, n -= 3) solve_velocity_n<3>(w, js, ds, step);
-    if (n == 2) solve_velocity_n<2>(w, js, ds, step);
-    if (n == 1) solve_velocity_n<1>(w, js, ds, step);
+    for (; n >= 3; js += 3, bs += 6, ds += 3, n -= 3) solve_velocity_n<3>(js, bs, ds, step);
+    if (n == 2) solve_velocity_n<2>(js, bs, ds, step);
+    if (n == 1) solve_velocity_n<1>(js, bs, ds, step);
   }
 }
 
@@ -325,10 +326,11 @@ bool joints_solve_position(World& w, const StepScratch& s) {
   bool ok = true;
   for (int32_t v = 0; v < s.waveCount; ++v) {
     RevoluteJoint* const* js = s.waveJoints + s.waveStart[v];
+    Body* const* bs = s.waveBodies + 2 * s.waveStart[v];
     int32_t n = s.waveStart[v + 1] - s.waveStart[v];
-    for (; n >= 3; js += 3, n -= 3) ok = solve_position_n<3>(w, js) && ok;
-    if (n == 2) ok = solve_position_n<2>(w, js) && ok;
-    if (n == 1) ok = solve_position_n<1>(w, js) && ok;
+    for (; n >= 3; js += 3, bs += 6, n -= 3) ok = solve_position_n<3>(w.trigVariant, js, bs) && ok;
+    if (n == 2) ok = solve_position_n<2>(w.trigVariant, js, bs) && ok;
+    if (n == 1) ok = solve_position_n<1>(w.trigVariant, js, bs) && ok;
   }
   return ok;
 }

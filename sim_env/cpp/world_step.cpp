@@ -172,8 +172,11 @@ void World::plan_joint_waves(StepScratch& s) {
   int32_t order[kMaxJoints];
   s.waveCount = joint_waves(*this, s.joints, s.jointCount, order, s.waveStart);
   for (int32_t k = 0; k < s.jointCount; ++k) {
-    s.waveJoints[k] = &joints[s.joints[order[k]]];
+    RevoluteJoint& j = joints[s.joints[order[k]]];
+    s.waveJoints[k] = &j;
     s.waveData[k] = &s.jointData[order[k]];
+    s.waveBodies[2 * k] = &bodies[j.bodyA];
+    s.waveBodies[2 * k + 1] = &bodies[j.bodyB];
   }
 }
 
@@ -181,7 +184,7 @@ void World::solve_island(const TimeStep& step, StepScratch& s) {
   island_prepare(step, s);
   plan_joint_waves(s);
   for (int32_t it = 0; it < step.velocityIterations; ++it) {
-    joints_solve_velocity(*this, s, step);
+    joints_solve_velocity(s, step);
     contact_solver_solve_velocity(*this, s);
   }
   island_integrate(step, s);
