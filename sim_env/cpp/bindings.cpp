@@ -66,6 +66,28 @@ py::array_t<int8_t> check_int8_array(py::handle obj, const char* what, int max_v
   return a;
 }
 
+// Rows of AABBs as numpy gives them: lower.x, lower.y, upper.x, upper.y.
+using Boxes = py::array_t<double, py::array::c_style | py::array::forcecast>;
+struct BoxPair {
+  qwop::AABB a, b;
+};
+
+// Row i of a and of b, for the broad phase's box tests exposed to the tests.
+std::vector<BoxPair> box_pairs(const Boxes& a, const Boxes& b) {
+  if (a.ndim() != 2 || a.shape(1) != 4 || b.ndim() != 2 || b.shape(0) != a.shape(0) || b.shape(1) != 4) {
+    throw py::value_error("a and b must be (n, 4) alike: lower.x, lower.y, upper.x, upper.y");
+  }
+  std::vector<BoxPair> rows(static_cast<size_t>(a.shape(0)));
+  const double* pa = a.data();
+  const double* pb = b.data();
+  for (BoxPair& r : rows) {
+    r.a = {{pa[0], pa[1]}, {pa[2], pa[3]}};
+    r.b = {{pb[0], pb[1]}, {pb[2], pb[3]}};
+    pa += 4, pb += 4;
+  }
+  return rows;
+}
+
 // The sin/cos variant option of the simulator, the batch and the replays (trig.h).
 qwop::trig::Variant parse_sincos(const std::string& name) {
   if (name == "fma") return qwop::trig::kFma;
@@ -588,21 +610,14 @@ PYBIND11_MODULE(_core, m) {
       "broad phase computes it; reference=True: from the box's four vertices, as the original does.");
   m.def(
       "aabb_combine",
-      [](py::array_t<double, py::array::c_style | py::array::forcecast> a,
-         py::array_t<double, py::array::c_style | py::array::forcecast> b) {
-        if (a.ndim() != 2 || a.shape(1) != 4 || b.ndim() != 2 || b.shape(0) != a.shape(0) || b.shape(1) != 4) {
-          throw py::value_error("a and b must be (n, 4) alike: lower.x, lower.y, upper.x, upper.y");
-        }
-        const py::ssize_t n = a.shape(0);
-        py::array_t<double> out({n, py::ssize_t{4}});
-        const double* pa = a.data();
-        const double* pb = b.data();
+      [](const Boxes& a, const Boxes& b) {
+        const std::vector<BoxPair> rows = box_pairs(a, b);
+        py::array_t<double> out({static_cast<py::ssize_t>(rows.size()), py::ssize_t{4}});
         double* o = out.mutable_data();
-        for (py::ssize_t i = 0; i < n; ++i, pa += 4, pb += 4, o += 4) {
-          const qwop::AABB x{{pa[0], pa[1]}, {pa[2], pa[3]}}, y{{pb[0], pb[1]}, {pb[2], pb[3]}};
+        for (const BoxPair& p : rows) {
           qwop::AABB r;
-          qwop::aabb_combine(r, x, y);
-          o[0] = r.lower.x, o[1] = r.lower.y, o[2] = r.upper.x, o[3] = r.upper.y;
+          qwop::aabb_combine(r, p.a, p.b);
+          *o++ = r.lower.x, *o++ = r.lower.y, *o++ = r.upper.x, *o++ = r.upper.y;
         }
         return out;
       },
@@ -610,20 +625,11 @@ PYBIND11_MODULE(_core, m) {
       "Two AABBs combined per row as the broad phase combines them (JavaScript's Math.min and Math.max per bound).");
   m.def(
       "aabb_contains",
-      [](py::array_t<double, py::array::c_style | py::array::forcecast> a,
-         py::array_t<double, py::array::c_style | py::array::forcecast> b) {
-        if (a.ndim() != 2 || a.shape(1) != 4 || b.ndim() != 2 || b.shape(0) != a.shape(0) || b.shape(1) != 4) {
-          throw py::value_error("a and b must be (n, 4) alike: lower.x, lower.y, upper.x, upper.y");
-        }
-        const py::ssize_t n = a.shape(0);
-        py::array_t<bool> out(n);
-        const double* pa = a.data();
-        const double* pb = b.data();
+      [](const Boxes& a, const Boxes& b) {
+        const std::vector<BoxPair> rows = box_pairs(a, b);
+        py::array_t<bool> out(static_cast<py::ssize_t>(rows.size()));
         bool* o = out.mutable_data();
-        for (py::ssize_t i = 0; i < n; ++i, pa += 4, pb += 4) {
-          const qwop::AABB x{{pa[0], pa[1]}, {pa[2], pa[3]}}, y{{pb[0], pb[1]}, {pb[2], pb[3]}};
-          o[i] = qwop::aabb_contains(x, y);
-        }
+        for (const BoxPair& p : rows) *o++ = qwop::aabb_contains(p.a, p.b);
         return out;
       },
       py::arg("a"), py::arg("b"),
