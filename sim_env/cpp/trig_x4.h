@@ -130,62 +130,53 @@ QWOP_X4_INLINE void sincos(V x, V* s, V* c) {
   }
   const V m1 = lt(ax, splat(k::Range1));
   const V m2 = lt(ax, splat(k::Range2));
-  // |x| < 2.426265: through t = pi/2 - |x|.
-  const V t = _mm256_sub_pd(splat(k::Hp0), ax);
-  const V a2 = _mm256_add_pd(t, splat(k::Hp1));
-  const V da2 = _mm256_add_pd(_mm256_sub_pd(t, a2), splat(k::Hp1));
-  // Otherwise x = n pi/2 + (a3 + da3) (glibc's reduce_sincos), skipped when no lane needs it
-  // (body angles are mostly within 2.43 rad).
   const V zero = _mm256_setzero_pd();
   const V sin1_lo = splat(k::Below26), cos1_lo = splat(k::Below27);
   if (_mm256_movemask_pd(m1) == 0xf) {  // sin and cos both of x itself: one table row
     const Lookup L = lookup(ax);
-    const V ds = do_sin<F>(x, zero, L);
-    const V dc = do_cos<F>(x, zero, L);
-    *s = select(lt(ax, sin1_lo), x, ds);
-    *c = select(lt(ax, cos1_lo), splat(1.0), dc);
+    *s = select(lt(ax, sin1_lo), x, do_sin<F>(x, zero, L));
+    *c = select(lt(ax, cos1_lo), splat(1.0), do_cos<F>(x, zero, L));
     return;
   }
-  if (_mm256_movemask_pd(m2) == 0xf) {
-    const V ps = select(m1, x, a2), dps = select(m1, zero, da2);
-    const V pc = select(m1, x, t), dpc = select(m1, zero, splat(k::Hp1));
-    const V ds = do_sin<F>(ps, dps, lookup(vabs(ps)));
-    const V dc = do_cos<F>(pc, dpc, lookup(vabs(pc)));
-    *s = select(m1, select(lt(ax, sin1_lo), x, ds), copysign(dc, x));
-    *c = select(m1, select(lt(ax, cos1_lo), splat(1.0), dc), ds);
-    return;
+  // |x| < 2.426265: through t = pi/2 - |x|. Otherwise x = n pi/2 + (a3 + da3) (glibc's
+  // reduce_sincos), computed only when some lane needs it (body angles are mostly within
+  // 2.43 rad).
+  const V t = _mm256_sub_pd(splat(k::Hp0), ax);
+  const V a2 = _mm256_add_pd(t, splat(k::Hp1));
+  const V da2 = _mm256_add_pd(_mm256_sub_pd(t, a2), splat(k::Hp1));
+  V ps = select(m1, x, a2), dps = select(m1, zero, da2);
+  V pc = select(m1, x, t), dpc = select(m1, zero, splat(k::Hp1));
+  const bool far = _mm256_movemask_pd(m2) != 0xf;
+  __m256i n = _mm256_setzero_si256();
+  if (far) {
+    const V tt = madd<F>(x, splat(k::HpInv), splat(k::ToInt));
+    const V xn = _mm256_sub_pd(tt, splat(k::ToInt));
+    const V nxn = vneg(xn);
+    const V y = madd<F>(nxn, splat(k::Mp2), madd<F>(nxn, splat(k::Mp1), x));
+    const V t2 = madd<F>(nxn, splat(k::Pp3), y);
+    V da3 = madd<F>(nxn, splat(k::Pp3), _mm256_sub_pd(y, t2));
+    const V a3 = madd<F>(nxn, splat(k::Pp4), t2);
+    da3 = _mm256_add_pd(da3, madd<F>(nxn, splat(k::Pp4), _mm256_sub_pd(t2, a3)));
+    n = _mm256_and_si256(_mm256_castpd_si256(tt), _mm256_set1_epi64x(3));
+    ps = select(m2, ps, a3), dps = select(m2, dps, da3);
+    pc = select(m2, pc, a3), dpc = select(m2, dpc, da3);
   }
-  const V tt = madd<F>(x, splat(k::HpInv), splat(k::ToInt));
-  const V xn = _mm256_sub_pd(tt, splat(k::ToInt));
-  const V nxn = vneg(xn);
-  const V y = madd<F>(nxn, splat(k::Mp2), madd<F>(nxn, splat(k::Mp1), x));
-  const V t2 = madd<F>(nxn, splat(k::Pp3), y);
-  V da3 = madd<F>(nxn, splat(k::Pp3), _mm256_sub_pd(y, t2));
-  const V a3 = madd<F>(nxn, splat(k::Pp4), t2);
-  da3 = _mm256_add_pd(da3, madd<F>(nxn, splat(k::Pp4), _mm256_sub_pd(t2, a3)));
-  const __m256i n = _mm256_and_si256(_mm256_castpd_si256(tt), _mm256_set1_epi64x(3));
-
-  const V ps = select(m1, x, select(m2, a2, a3));
-  const V dps = select(m1, zero, select(m2, da2, da3));
-  const V pc = select(m1, x, select(m2, t, a3));
-  const V dpc = select(m1, zero, select(m2, splat(k::Hp1), da3));
   const V ds = do_sin<F>(ps, dps, lookup(vabs(ps)));
   const V dc = do_cos<F>(pc, dpc, lookup(vabs(pc)));
-
-  // Range 3: sin = (sa, ca, -sa, -ca)[n], cos = the same at n + 1.
-  const V odd = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(n, _mm256_set1_epi64x(1)), _mm256_set1_epi64x(1)));
-  const V neg_s = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(n, _mm256_set1_epi64x(2)), _mm256_set1_epi64x(2)));
-  const __m256i n1 = _mm256_add_epi64(n, _mm256_set1_epi64x(1));
-  const V neg_c = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(n1, _mm256_set1_epi64x(2)), _mm256_set1_epi64x(2)));
-  const V s3 = select(odd, dc, ds);
-  const V c3 = select(odd, ds, dc);
-  const V sin3 = select(neg_s, vneg(s3), s3);
-  const V cos3 = select(neg_c, vneg(c3), c3);
-
-  const V sin1 = select(lt(ax, sin1_lo), x, ds);
-  const V cos1 = select(lt(ax, cos1_lo), splat(1.0), dc);
-  *s = select(m1, sin1, select(m2, copysign(dc, x), sin3));
-  *c = select(m1, cos1, select(m2, ds, cos3));
+  V sin2 = copysign(dc, x), cos2 = ds;
+  if (far) {
+    // Range 3: sin = (sa, ca, -sa, -ca)[n], cos = the same at n + 1.
+    const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
+    const V odd = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(n, one), one));
+    const V neg_s = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(n, two), two));
+    const V neg_c = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(_mm256_add_epi64(n, one), two), two));
+    const V s3 = select(odd, dc, ds);
+    const V c3 = select(odd, ds, dc);
+    sin2 = select(m2, sin2, select(neg_s, vneg(s3), s3));
+    cos2 = select(m2, cos2, select(neg_c, vneg(c3), c3));
+  }
+  *s = select(m1, select(lt(ax, sin1_lo), x, ds), sin2);
+  *c = select(m1, select(lt(ax, cos1_lo), splat(1.0), dc), cos2);
 }
 
 }  // namespace qwop::trig::x4
