@@ -83,15 +83,16 @@ inline void store_aabb(AABB& out, __m128d lower, __m128d upper) {
 }
 // js_min and js_max lane by lane: the CPU's min (max) is a < b ? a : b (a > b ? a : b);
 // equal lanes OR (AND) the bits, so -0 wins the min and +0 the max; a NaN lane gives NaN.
-inline __m128d js_min2(__m128d a, __m128d b) {
-  const __m128d m = _mm_or_pd(_mm_min_pd(a, b), _mm_and_pd(a, _mm_cmpeq_pd(a, b)));
+// m where neither a nor b is NaN, else NaN (lane by lane).
+inline __m128d nan_if_unordered(__m128d a, __m128d b, __m128d m) {
   const __m128d nan = _mm_cmpunord_pd(a, b);
   return _mm_or_pd(_mm_andnot_pd(nan, m), _mm_and_pd(nan, _mm_set1_pd(std::numeric_limits<double>::quiet_NaN())));
 }
+inline __m128d js_min2(__m128d a, __m128d b) {
+  return nan_if_unordered(a, b, _mm_or_pd(_mm_min_pd(a, b), _mm_and_pd(a, _mm_cmpeq_pd(a, b))));
+}
 inline __m128d js_max2(__m128d a, __m128d b) {
-  const __m128d m = _mm_and_pd(_mm_max_pd(a, b), _mm_or_pd(a, _mm_cmpneq_pd(a, b)));
-  const __m128d nan = _mm_cmpunord_pd(a, b);
-  return _mm_or_pd(_mm_andnot_pd(nan, m), _mm_and_pd(nan, _mm_set1_pd(std::numeric_limits<double>::quiet_NaN())));
+  return nan_if_unordered(a, b, _mm_and_pd(_mm_max_pd(a, b), _mm_or_pd(a, _mm_cmpneq_pd(a, b))));
 }
 inline void aabb_combine(AABB& out, const AABB& a, const AABB& b) {
   store_aabb(out, js_min2(load_lower(a), load_lower(b)), js_max2(load_upper(a), load_upper(b)));
