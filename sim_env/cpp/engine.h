@@ -417,6 +417,10 @@ struct StepScratch {
   std::vector<ContactConstraint> constraints;
   Pair pairs[kMaxPairs];
   int32_t bodyCount, contactCount, jointCount;
+  // The lock step's split of the island's joints (world_lockstep.cpp): indices into
+  // joints[] of the ones solved in the lanes and of the others, each in island order.
+  int32_t laneJoints[kMaxJoints], otherJoints[kMaxJoints];
+  int32_t laneJointCount, otherJointCount;
 };
 
 struct TimeStep {
@@ -577,5 +581,9 @@ int32_t joint_waves(const World& w, const int32_t* joints, int32_t n, int32_t* o
 // sweep returns whether every joint is within tolerance.
 void joints_solve_velocity(const StepScratch& s, const TimeStep& step);
 bool joints_solve_position(World& w, const StepScratch& s);
+// One joint's velocity and position solve on its own (d from its joint_init_velocity); the
+// position solve returns whether it is within tolerance.
+void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d, const TimeStep& step);
+bool joint_solve_position(World& w, RevoluteJoint& j);
 
 }  // namespace qwop

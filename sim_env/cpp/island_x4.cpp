@@ -346,11 +346,13 @@ QWOP_X4_TARGET void solve(World* const* W, StepScratch* const* S, const TimeStep
   IslandX4 x;
   const World& w0 = *W[0];
   const StepScratch& s0 = *S[0];
-  const int n = s0.jointCount;
+  const int n = s0.laneJointCount;
+  int lane[kMaxJoints];  // the lane joints' world ids, in island order
+  for (int i = 0; i < n; ++i) lane[i] = s0.joints[s0.laneJoints[i]];
   uint32_t packed = 0;
   x.bodyCount = 0;
   for (int i = 0; i < n; ++i) {
-    const int j = s0.joints[i];
+    const int j = lane[i];
     const RevoluteJoint& J0 = w0.joints[j];
     JointX4& J = x.joint[j];
     J.a = J0.bodyA, J.b = J0.bodyB;
@@ -366,6 +368,15 @@ QWOP_X4_TARGET void solve(World* const* W, StepScratch* const* S, const TimeStep
   }
   for (int g = 0; g < kLanes; ++g) W[g]->island_prepare(step[g], *S[g], false);
   for (int g = 0; g < kLanes; ++g) x.contactBodies[g] = contact_bodies(*S[g], packed);
+  // Each world's other joints touch no packed body: they are solved in place, world by world,
+  // after the lane joints of each sweep.
+  for (int g = 0; g < kLanes; ++g) {
+    StepScratch& sg = *S[g];
+    for (int32_t k = 0; k < sg.otherJointCount; ++k) {
+      const int32_t i = sg.otherJoints[k];
+      joint_init_velocity(*W[g], W[g]->joints[sg.joints[i]], sg.jointData[i], step[g]);
+    }
+  }
 
   // Velocities: the set-up's warm start and the iterations.
   for (int i = 0; i < x.bodyCount; ++i) {
@@ -375,10 +386,15 @@ QWOP_X4_TARGET void solve(World* const* W, StepScratch* const* S, const TimeStep
       load_pose(x, W, k, g);  // the set-up's lever arms read the rotations
     }
   }
-  for (int i = 0; i < n; ++i) init_joint(x, W, s0.joints[i], step[0]);
+  for (int i = 0; i < n; ++i) init_joint(x, W, lane[i], step[0]);
   for (int32_t it = 0; it < step[0].velocityIterations; ++it) {
-    for (int i = 0; i < n; ++i) velocity_joint(x, w0.joints[s0.joints[i]], s0.joints[i], step[0]);
+    for (int i = 0; i < n; ++i) velocity_joint(x, w0.joints[lane[i]], lane[i], step[0]);
     for (int g = 0; g < kLanes; ++g) {
+      const StepScratch& sg = *S[g];
+      for (int32_t k = 0; k < sg.otherJointCount; ++k) {
+        const int32_t i = sg.otherJoints[k];
+        joint_solve_velocity(*W[g], W[g]->joints[sg.joints[i]], sg.jointData[i], step[g]);
+      }
       const uint32_t cb = x.contactBodies[g];
       for (uint32_t m = cb; m; m &= m - 1) write_velocity(x, W, __builtin_ctz(m), g);
       contact_solver_solve_velocity(*W[g], *S[g]);
@@ -389,7 +405,7 @@ QWOP_X4_TARGET void solve(World* const* W, StepScratch* const* S, const TimeStep
     for (int g = 0; g < kLanes; ++g) write_velocity(x, W, x.bodies[i], g);
   }
   for (int i = 0; i < n; ++i) {
-    const int j = s0.joints[i];
+    const int j = lane[i];
     const JointX4& J = x.joint[j];
     ROW_OUT(J.Fx, joints[j].pivotForce.x); ROW_OUT(J.Fy, joints[j].pivotForce.y);
     ROW_OUT(J.motorF, joints[j].motorForce); ROW_OUT(J.limitF, joints[j].limitForce);
@@ -415,7 +431,16 @@ QWOP_X4_TARGET void solve(World* const* W, StepScratch* const* S, const TimeStep
       okay |= int{contact_solver_solve_position(*W[g], *S[g], settings::kContactBaumgarte)} << g;
       for (uint32_t m = cb; m; m &= m - 1) load_pose(x, W, __builtin_ctz(m), g);
     }
-    for (int i = 0; i < n; ++i) okay &= position_joint<F>(x, w0, s0.joints[i], active);
+    for (int i = 0; i < n; ++i) okay &= position_joint<F>(x, w0, lane[i], active);
+    for (int g = 0; g < kLanes; ++g) {
+      if (!((active >> g) & 1)) continue;
+      const StepScratch& sg = *S[g];
+      bool others = true;
+      for (int32_t k = 0; k < sg.otherJointCount; ++k) {
+        others = joint_solve_position(*W[g], W[g]->joints[sg.joints[sg.otherJoints[k]]]) && others;
+      }
+      if (!others) okay &= ~(1 << g);
+    }
     active &= ~okay;
   }
   for (int i = 0; i < x.bodyCount; ++i) {
@@ -425,7 +450,7 @@ QWOP_X4_TARGET void solve(World* const* W, StepScratch* const* S, const TimeStep
     }
   }
   for (int i = 0; i < n; ++i) {
-    const int j = s0.joints[i];
+    const int j = lane[i];
     ROW_OUT(x.joint[j].limitP, joints[j].limitPositionImpulse);
   }
 }

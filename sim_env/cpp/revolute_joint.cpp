@@ -309,6 +309,19 @@ inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Bo
 
 }  // namespace
 
+void joint_solve_velocity(World& w, RevoluteJoint& j, const JointVelocityData& d, const TimeStep& step) {
+  RevoluteJoint* const js[1] = {&j};
+  Body* const bs[2] = {&w.bodies[j.bodyA], &w.bodies[j.bodyB]};
+  const JointVelocityData* const ds[1] = {&d};
+  solve_velocity_n<1>(js, bs, ds, step);
+}
+
+bool joint_solve_position(World& w, RevoluteJoint& j) {
+  RevoluteJoint* const js[1] = {&j};
+  Body* const bs[2] = {&w.bodies[j.bodyA], &w.bodies[j.bodyB]};
+  return solve_position_n<1>(w.trigVariant, js, bs);
+}
+
 // A wave of n joints goes up to three side by side (the runner's widest wave has three).
 void joints_solve_velocity(const StepScratch& s, const TimeStep& step) {
   for (int32_t v = 0; v < s.waveCount; ++v) {

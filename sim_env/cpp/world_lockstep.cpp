@@ -9,20 +9,56 @@ namespace qwop {
 
 namespace {
 
+// Splits the island's joints into groups that share no body (bodies linked by joints, any
+// body type): the first group, in island order, of at least kLaneIslandMinJoints joints goes
+// to the lanes, the rest are solved world by world. A joint reads and writes only its two
+// bodies and itself, and every sweep solves all joints between the contacts, so solving one
+// group's joints before another's gives the same bits as the island's interleaved order
+// (each group keeps its own order). Returns whether there is a lane group.
+bool split_lane_joints(const World& w, StepScratch& s) {
+  int32_t group[kMaxBodies];  // union-find over bodies: a root's parent is itself
+  for (int32_t b = 0; b < kMaxBodies; ++b) group[b] = b;
+  auto root = [&group](int32_t b) {
+    while (group[b] != b) b = group[b] = group[group[b]];
+    return b;
+  };
+  for (int32_t i = 0; i < s.jointCount; ++i) {
+    const RevoluteJoint& j = w.joints[s.joints[i]];
+    group[root(j.bodyA)] = root(j.bodyB);
+  }
+  int32_t size[kMaxBodies] = {};
+  for (int32_t i = 0; i < s.jointCount; ++i) ++size[root(w.joints[s.joints[i]].bodyA)];
+  int32_t lane = kNull;
+  for (int32_t i = 0; i < s.jointCount && lane == kNull; ++i) {
+    const int32_t r = root(w.joints[s.joints[i]].bodyA);
+    if (size[r] >= kLaneIslandMinJoints) lane = r;
+  }
+  s.laneJointCount = s.otherJointCount = 0;
+  for (int32_t i = 0; i < s.jointCount; ++i) {
+    if (lane != kNull && root(w.joints[s.joints[i]].bodyA) == lane) {
+      s.laneJoints[s.laneJointCount++] = i;
+    } else {
+      s.otherJoints[s.otherJointCount++] = i;
+    }
+  }
+  return lane != kNull;
+}
+
 // The per-joint and per-body constants the lanes read from the first world are the same in
-// every world, and every world solves the same joints in the same order.
+// every world, and every world solves the same lane joints in the same order.
 bool lanes_agree(World* const w[kLanes], StepScratch* const s[kLanes]) {
   const World& w0 = *w[0];
   const StepScratch& s0 = *s[0];
   for (int g = 1; g < kLanes; ++g) {
     const World& wg = *w[g];
     const StepScratch& sg = *s[g];
-    if (wg.trigVariant != w0.trigVariant || wg.warmStarting != w0.warmStarting || sg.jointCount != s0.jointCount) {
+    if (wg.trigVariant != w0.trigVariant || wg.warmStarting != w0.warmStarting ||
+        sg.laneJointCount != s0.laneJointCount) {
       return false;
     }
-    for (int32_t i = 0; i < s0.jointCount; ++i) {
-      const int32_t j = s0.joints[i];
-      if (sg.joints[i] != j) return false;
+    for (int32_t i = 0; i < s0.laneJointCount; ++i) {
+      const int32_t j = s0.joints[s0.laneJoints[i]];
+      if (sg.joints[sg.laneJoints[i]] != j) return false;
       const RevoluteJoint& a = w0.joints[j];
       const RevoluteJoint& b = wg.joints[j];
       if (a.bodyA != b.bodyA || a.bodyB != b.bodyB || a.enableLimit != b.enableLimit ||
@@ -59,6 +95,11 @@ bool lockstep_available() { return false; }
 void solve_islands_x4(World* const[kLanes], StepScratch* const[kLanes], const TimeStep[kLanes]) {}
 #endif
 
+// Each world's islands are solved in its own seed order, as World::step solves them: the
+// islands before its lane island (the first with a lane group of joints) on their own, then
+// the lane island (its lane group in the lanes when the four agree, else all of it on its
+// own), then the rest on their own. Worlds are independent, so only each world's own order
+// matters.
 bool step_worlds_lockstep(World* const w[kLanes], ContactListener* const listeners[kLanes],
                           StepScratch* const s[kLanes], double dt, int32_t vi, int32_t pi) {
   TimeStep step[kLanes];
@@ -70,42 +111,37 @@ bool step_worlds_lockstep(World* const w[kLanes], ContactListener* const listene
     built[g] = false;
     if (step[g].dt > 0.0) {
       wg.clear_island_flags();
-      const int32_t seed = wg.next_island_seed();
-      if (seed != kNull) {
+      for (int32_t seed = wg.next_island_seed(); seed != kNull; seed = wg.next_island_seed()) {
         wg.build_island(seed, *s[g]);
-        built[g] = true;
+        if (split_lane_joints(wg, *s[g])) {
+          built[g] = true;
+          break;
+        }
+        wg.solve_island(step[g], *s[g]);
+        wg.release_island(*s[g]);
       }
     }
-    // Together only when each world has exactly one island.
-    together = together && built[g] && wg.next_island_seed() == kNull;
+    together = together && built[g];
   }
   together = together && lanes_agree(w, s);
 
-  if (!together) {
-    for (int g = 0; g < kLanes; ++g) {
-      World& wg = *w[g];
-      if (step[g].dt > 0.0) {
-        if (built[g]) {
-          wg.solve_island(step[g], *s[g]);
-          wg.release_island(*s[g]);
-        }
-        wg.solve_islands(step[g], *s[g]);
-        wg.end_solve(*s[g]);
-      }
-      wg.end_step(step[g]);
-    }
-    return false;
+  if (together) {
+    solve_islands_x4(w, s, step);
+    for (int g = 0; g < kLanes; ++g) w[g]->island_sleep(step[g], *s[g]);
   }
-
-  solve_islands_x4(w, s, step);
   for (int g = 0; g < kLanes; ++g) {
     World& wg = *w[g];
-    wg.island_sleep(step[g], *s[g]);
-    wg.release_island(*s[g]);
-    wg.end_solve(*s[g]);
+    if (step[g].dt > 0.0) {
+      if (built[g]) {
+        if (!together) wg.solve_island(step[g], *s[g]);
+        wg.release_island(*s[g]);
+      }
+      wg.solve_islands(step[g], *s[g]);
+      wg.end_solve(*s[g]);
+    }
     wg.end_step(step[g]);
   }
-  return true;
+  return together;
 }
 
 }  // namespace qwop
