@@ -3,6 +3,7 @@
 // contacts world by world, each world keeping its own order of joints and contacts.
 #include "lockstep.h"
 
+#include <bitset>
 #include <initializer_list>
 
 namespace qwop {
@@ -16,32 +17,39 @@ namespace {
 // group's joints before another's gives the same bits as the island's interleaved order
 // (each group keeps its own order). Returns whether there is a lane group.
 bool split_lane_joints(const World& w, StepScratch& s) {
-  int32_t group[kMaxBodies];  // union-find over bodies: a root's parent is itself
-  for (int32_t b = 0; b < kMaxBodies; ++b) group[b] = b;
-  auto root = [&group](int32_t b) {
-    while (group[b] != b) b = group[b] = group[group[b]];
-    return b;
-  };
+  static_assert(kMaxBodies <= 32 && kMaxJoints <= 32, "a bit per body and per joint");
+  uint32_t bodies[kMaxJoints];  // each island joint's two bodies as bits
   for (int32_t i = 0; i < s.jointCount; ++i) {
     const RevoluteJoint& j = w.joints[s.joints[i]];
-    group[root(j.bodyA)] = root(j.bodyB);
+    bodies[i] = (1u << j.bodyA) | (1u << j.bodyB);
   }
-  int32_t size[kMaxBodies] = {};
-  for (int32_t i = 0; i < s.jointCount; ++i) ++size[root(w.joints[s.joints[i]].bodyA)];
-  int32_t lane = kNull;
-  for (int32_t i = 0; i < s.jointCount && lane == kNull; ++i) {
-    const int32_t r = root(w.joints[s.joints[i]].bodyA);
-    if (size[r] >= kLaneIslandMinJoints) lane = r;
+  uint32_t seen = 0, lane = 0;  // island joints as bits: grouped so far, the lane group
+  for (int32_t first = 0; first < s.jointCount && lane == 0; ++first) {
+    if ((seen >> first) & 1u) continue;
+    // The group of `first`: joints that share a body with it, transitively.
+    uint32_t group = 1u << first, reach = bodies[first];
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (int32_t i = first + 1; i < s.jointCount; ++i) {
+        if (!((group >> i) & 1u) && (bodies[i] & reach)) {
+          group |= 1u << i;
+          reach |= bodies[i];
+          grew = true;
+        }
+      }
+    }
+    seen |= group;
+    if (static_cast<int32_t>(std::bitset<32>(group).count()) >= kLaneIslandMinJoints) lane = group;
   }
   s.laneJointCount = s.otherJointCount = 0;
   for (int32_t i = 0; i < s.jointCount; ++i) {
-    if (lane != kNull && root(w.joints[s.joints[i]].bodyA) == lane) {
+    if ((lane >> i) & 1u) {
       s.laneJoints[s.laneJointCount++] = i;
     } else {
       s.otherJoints[s.otherJointCount++] = i;
     }
   }
-  return lane != kNull;
+  return lane != 0;
 }
 
 // The per-joint and per-body constants the lanes read from the first world are the same in
