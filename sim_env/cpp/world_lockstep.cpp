@@ -1,10 +1,13 @@
-// Four worlds stepped in lock step (lockstep.h): each world collides and builds its island on
-// its own, then the four islands are solved together, the joints in SIMD lanes and the
-// contacts world by world, each world keeping its own order of joints and contacts.
+// Four worlds stepped in lock step (lockstep.h): each world collides and builds its islands on
+// its own, then the four lane islands are solved together, the lane joints in SIMD lanes and
+// the contacts and other joints world by world, each world keeping its own order of islands,
+// joints and contacts.
 #include "lockstep.h"
 
 #include <bitset>
 #include <initializer_list>
+
+#include "engine_util.h"
 
 namespace qwop {
 
@@ -52,8 +55,9 @@ bool split_lane_joints(const World& w, StepScratch& s) {
   return lane != 0;
 }
 
-// The per-joint and per-body constants the lanes read from the first world are the same in
-// every world, and every world solves the same lane joints in the same order.
+// The per-joint and per-body constants the lanes read from the first world have the same
+// bits in every world (equal values are not enough: -0 and +0 can round differently), and
+// every world solves the same lane joints in the same order.
 bool lanes_agree(World* const w[kLanes], StepScratch* const s[kLanes]) {
   const World& w0 = *w[0];
   const StepScratch& s0 = *s[0];
@@ -70,16 +74,17 @@ bool lanes_agree(World* const w[kLanes], StepScratch* const s[kLanes]) {
       const RevoluteJoint& a = w0.joints[j];
       const RevoluteJoint& b = wg.joints[j];
       if (a.bodyA != b.bodyA || a.bodyB != b.bodyB || a.enableLimit != b.enableLimit ||
-          a.enableMotor != b.enableMotor || a.referenceAngle != b.referenceAngle ||
-          a.localAnchor1.x != b.localAnchor1.x || a.localAnchor1.y != b.localAnchor1.y ||
-          a.localAnchor2.x != b.localAnchor2.x || a.localAnchor2.y != b.localAnchor2.y) {
+          a.enableMotor != b.enableMotor || !same_bits(a.referenceAngle, b.referenceAngle) ||
+          !same_bits(a.localAnchor1.x, b.localAnchor1.x) || !same_bits(a.localAnchor1.y, b.localAnchor1.y) ||
+          !same_bits(a.localAnchor2.x, b.localAnchor2.x) || !same_bits(a.localAnchor2.y, b.localAnchor2.y)) {
         return false;
       }
       for (const int32_t k : {a.bodyA, a.bodyB}) {
         const Body& p = w0.bodies[k];
         const Body& q = wg.bodies[k];
-        if (p.invMass != q.invMass || p.invI != q.invI || p.sweep.localCenter.x != q.sweep.localCenter.x ||
-            p.sweep.localCenter.y != q.sweep.localCenter.y) {
+        if (!same_bits(p.invMass, q.invMass) || !same_bits(p.invI, q.invI) ||
+            !same_bits(p.sweep.localCenter.x, q.sweep.localCenter.x) ||
+            !same_bits(p.sweep.localCenter.y, q.sweep.localCenter.y)) {
           return false;
         }
       }
