@@ -146,6 +146,29 @@ LANES = pytest.mark.skipif(
 )
 
 
+def _step_bytes(b: sim_env.BatchSim) -> list[bytes]:
+    """A step's every buffer byte, then the games' whole state (their snapshots)."""
+    buffers = (
+        b.state,
+        b.obs,
+        b.reward,
+        b.terms,
+        b.terminated,
+        b.truncated,
+        b.finished,
+        b.final_state,
+        b.final_obs,
+        b.score,
+        b.score_time,
+        b.step_updates,
+        b.episode_updates,
+    )
+    return [
+        b"".join(np.ascontiguousarray(x).tobytes() for x in buffers),
+        b"".join(bytes(b.snapshot_env(i)) for i in range(b.num_envs)),
+    ]
+
+
 def _lockstep_run(lockstep: bool, sincos: str, keys: np.ndarray, late: np.ndarray) -> tuple[list[bytes], int]:
     envs = keys.shape[1]
     b = sim_env.BatchSim(envs, 2, frame_skip=3, time_limit=25.0, sincos=sincos, lockstep=lockstep)
@@ -154,27 +177,7 @@ def _lockstep_run(lockstep: bool, sincos: str, keys: np.ndarray, late: np.ndarra
     for k, lt in zip(keys, late, strict=True):
         b.late[:] = lt
         b.step(k)
-        out.append(
-            b"".join(
-                np.ascontiguousarray(x).tobytes()
-                for x in (
-                    b.state,
-                    b.obs,
-                    b.reward,
-                    b.terms,
-                    b.terminated,
-                    b.truncated,
-                    b.finished,
-                    b.final_state,
-                    b.final_obs,
-                    b.score,
-                    b.score_time,
-                    b.step_updates,
-                    b.episode_updates,
-                )
-            )
-        )
-        out.append(b"".join(bytes(b.snapshot_env(i)) for i in range(envs)))  # the games' whole state
+        out += _step_bytes(b)
     return out, b.lane_updates
 
 
@@ -203,8 +206,7 @@ def test_lockstep_gives_the_same_bytes_as_env_by_env(sincos: str) -> None:
 def _gait_batch(lockstep: bool, offsets: np.ndarray, steps: int, sincos: str = "fma") -> tuple[list[bytes], int]:
     """Envs run the gait from the given update offsets (advanced env by env), then step on
     in lock step or env by env; every step's buffers and the games' whole state."""
-    envs = len(offsets)
-    b = sim_env.BatchSim(envs, 2, time_limit=240.0, lockstep=lockstep, sincos=sincos)
+    b = sim_env.BatchSim(len(offsets), 2, time_limit=240.0, lockstep=lockstep, sincos=sincos)
     full = gait_keys(SHUFFLE, int(offsets.max()) + steps)
     for i, o in enumerate(offsets):
         b.advance_env(i, full[:o])
@@ -212,8 +214,7 @@ def _gait_batch(lockstep: bool, offsets: np.ndarray, steps: int, sincos: str = "
     out = []
     for t in range(steps):
         b.step(full[offsets + t].astype(np.int32))
-        out.append(b"".join(np.ascontiguousarray(x).tobytes() for x in (b.state, b.obs, b.reward, b.terminated)))
-        out.append(b"".join(bytes(b.snapshot_env(i)) for i in range(envs)))
+        out += _step_bytes(b)
     return out, b.lane_updates - lanes0
 
 
