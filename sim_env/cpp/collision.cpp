@@ -246,7 +246,7 @@ void collide_polygons(Manifold& manifold, const PolygonShape& polyA, const Trans
       const double tY = cv.v.y - xf2->position.y;
       cp.localPoint.x = tX * R2.col1.x + tY * R2.col1.y;
       cp.localPoint.y = tX * R2.col2.x + tY * R2.col2.y;
-      cp.id = (cv.id & 0x00FFFFFFu) | (flip << 24);
+      manifold.ids[pointCount] = (cv.id & 0x00FFFFFFu) | (flip << 24);
       ++pointCount;
     }
   }

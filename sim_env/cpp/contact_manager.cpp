@@ -42,7 +42,7 @@ void World::add_pair(int32_t bA, int32_t bB) {
   } else if ((ci = contacts.take()) != kNull) {
     Contact& fresh = contacts[ci];
     fresh.current.type = kManifoldUnset;
-    fresh.other.type = kManifoldUnset;
+    fresh.otherType = kManifoldUnset;
   } else {
     overflow = true;
     return;
@@ -139,10 +139,11 @@ void World::update_contact(int32_t ci, ContactListener* listener) {
   Manifold& m = c.manifold();
   std::swap(m.localPlaneNormal, c.other.localPlaneNormal);
   std::swap(m.localPoint, c.other.localPoint);
-  std::swap(m.type, c.other.type);
+  std::swap(m.type, c.otherType);
   const int32_t oldCount = m.pointCount;
   ManifoldPoint oldPoints[2];
   std::memcpy(static_cast<void*>(oldPoints), m.points, sizeof(oldPoints));
+  const uint32_t oldIds[2] = {m.ids[0], m.ids[1]};
   c.flags |= kContactEnabled;
   bool touching = false;
   const bool wasTouching = (c.flags & kContactTouching) != 0;
@@ -168,7 +169,7 @@ void World::update_contact(int32_t ci, ContactListener* listener) {
         mp2.normalImpulse = 0.0;
         mp2.tangentImpulse = 0.0;
         for (int32_t k = 0; k < oldCount; ++k) {
-          if (oldPoints[k].id == mp2.id) {
+          if (oldIds[k] == m.ids[i]) {
             mp2.normalImpulse = oldPoints[k].normalImpulse;
             mp2.tangentImpulse = oldPoints[k].tangentImpulse;
             break;

@@ -46,6 +46,9 @@ constexpr int kMaxNodes = 36;
 constexpr int kMaxMoveBuffer = 48;
 constexpr int kMaxPairs = 512;
 constexpr int kNull = -1;
+// Body, contact, joint and node indices and edge codes (slot * 2 + side) are stored in int8_t.
+static_assert(kMaxBodies <= 127 && 2 * kMaxContacts <= 127 && 2 * kMaxJoints <= 127 && kMaxNodes <= 127,
+              "a world's indices must fit the int8_t fields that store them");
 
 // ---- settings (ENGINE.md section 1) ----
 namespace settings {
@@ -185,9 +188,12 @@ struct FixtureDef {
 };
 
 // Edges are addressed as owner*2 + side (side 0 = A, 1 = B).
+// Indices inside a world's slots fit a signed byte (the capacities are asserted below), and
+// the narrow fields keep a game's contacts, joints and tree small (memory per game decides
+// how many games a batch keeps in the cache).
 struct Edge {
-  int32_t other;  // body index
-  int32_t prev, next;  // edge codes
+  int8_t other;  // body index
+  int8_t prev, next;  // edge codes
 };
 
 struct Body {
@@ -206,11 +212,11 @@ struct Body {
   double inertiaScale, linearDamping, angularDamping;
   Fixture fixture;
   uint32_t flags;
-  int32_t prev, next;  // world body list
-  int32_t jointList;   // joint edge code or kNull
-  int32_t contactList; // contact edge code or kNull
   int32_t userData;
-  int32_t islandIndex;
+  int8_t prev, next;  // world body list
+  int8_t jointList;   // joint edge code or kNull
+  int8_t contactList; // contact edge code or kNull
+  int8_t islandIndex;
   int8_t type;  // BodyType
   bool inUse;
 };
@@ -238,9 +244,9 @@ struct RevoluteJoint {
   double maxMotorTorque, motorSpeed;
   double motorMass;
   Edge edgeA, edgeB;
-  int32_t bodyA, bodyB;
-  int32_t prev, next;  // world joint list
-  int32_t limitState;
+  int8_t bodyA, bodyB;
+  int8_t prev, next;  // world joint list
+  int8_t limitState;  // LimitState
   bool enableLimit, enableMotor;
   bool collideConnected;
   bool islandFlag;
@@ -250,15 +256,17 @@ struct RevoluteJoint {
 struct ManifoldPoint {
   Vec2 localPoint;
   double normalImpulse, tangentImpulse;
-  uint32_t id;  // referenceEdge | incidentEdge<<8 | incidentVertex<<16 | flip<<24
 };
 
 struct Manifold {
   ManifoldPoint points[2];
   Vec2 localPlaneNormal;
   Vec2 localPoint;
-  int32_t type;
-  int32_t pointCount;
+  // points[i]'s contact id: referenceEdge | incidentEdge<<8 | incidentVertex<<16 | flip<<24
+  // (beside the points rather than in them, which would pad each point by 4 bytes).
+  uint32_t ids[2];
+  int8_t type;  // ManifoldType
+  int8_t pointCount;
 };
 
 struct WorldManifold {
@@ -274,16 +282,16 @@ struct WorldManifold {
 struct ManifoldHeader {
   Vec2 localPlaneNormal;
   Vec2 localPoint;
-  int32_t type;
 };
 
 struct Contact {
   Manifold current;      // this update's manifold (the previous update's until collide runs)
-  ManifoldHeader other;  // the other manifold's fields that can outlive a swap
-  Edge nodeA, nodeB;
+  ManifoldHeader other;  // the other manifold's fields that can outlive a swap (its type below)
   uint32_t flags;
-  int32_t bodyA, bodyB;  // each body owns exactly one fixture
-  int32_t prev, next;    // world contact list
+  Edge nodeA, nodeB;
+  int8_t bodyA, bodyB;  // each body owns exactly one fixture
+  int8_t prev, next;    // world contact list
+  int8_t otherType;     // the other manifold's type
   bool inUse;
   Manifold& manifold() { return current; }
   const Manifold& manifold() const { return current; }
@@ -340,9 +348,9 @@ class ContactStore {
 
 struct TreeNode {
   AABB aabb;
-  int32_t userData;  // body index for leaves, kNull for internal nodes
-  int32_t parent;    // doubles as the free-list link
-  int32_t child1, child2;
+  int8_t userData;  // body index for leaves, kNull for internal nodes
+  int8_t parent;    // doubles as the free-list link
+  int8_t child1, child2;
   bool is_leaf() const { return child1 == kNull; }
 };
 

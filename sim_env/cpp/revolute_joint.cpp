@@ -231,7 +231,6 @@ inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Bo
   }
   bool ok = true;
   for (int k = 0; k < N; ++k) {
-    RevoluteJoint& j = *js[k];
     const double mA = A[k]->invMass, mB = B[k]->invMass, iA = A[k]->invI, iB = B[k]->invI;
     const double p1X = cAx[k] + rA[k].x;
     const double p1Y = cAy[k] + rA[k].y;
