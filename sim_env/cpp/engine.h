@@ -188,7 +188,7 @@ struct FixtureDef {
 };
 
 // Edges are addressed as owner*2 + side (side 0 = A, 1 = B).
-// Indices inside a world's slots fit a signed byte (the capacities are asserted below), and
+// Indices inside a world's slots fit a signed byte (asserted with the capacities above), and
 // the narrow fields keep a game's contacts, joints and tree small (memory per game decides
 // how many games a batch keeps in the cache).
 struct Edge {
