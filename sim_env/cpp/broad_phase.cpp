@@ -38,6 +38,14 @@ void World::free_node(int32_t n) {
   tree.freeList = n;
 }
 
+namespace {
+// A child link, or `self` where there is none (kNull), without a branch.
+inline int32_t or_self(int32_t child, int32_t self) {
+  static_assert(kNull == -1, "kNull has every bit set");
+  return child + ((child >> 31) & (self - child));
+}
+}  // namespace
+
 void World::insert_leaf(int32_t leaf) {
   DynamicTree& t = tree;
   TreeNode* N = t.nodes;
@@ -48,15 +56,26 @@ void World::insert_leaf(int32_t leaf) {
   }
   const double centerX = (N[leaf].aabb.lower.x + N[leaf].aabb.upper.x) / 2;
   const double centerY = (N[leaf].aabb.lower.y + N[leaf].aabb.upper.y) / 2;
+  // The original's descent: at each internal node, the child whose box centre is nearer
+  // the leaf's (Manhattan distance; the second child on a tie). Each choice depends on the
+  // last, and which child wins is as good as random to the branch predictor, so the
+  // descent is taken two levels per round: both children's choices of the next level are
+  // computed alongside this level's (a leaf child stands in for its own children), and
+  // both choices are selections, not branches. The choices are the original's.
+  const auto norm = [&](int32_t c) {
+    return std::fabs((N[c].aabb.lower.x + N[c].aabb.upper.x) / 2 - centerX) +
+           std::fabs((N[c].aabb.lower.y + N[c].aabb.upper.y) / 2 - centerY);
+  };
   int32_t sibling = t.root;
   while (!N[sibling].is_leaf()) {
     const int32_t c1 = N[sibling].child1;
     const int32_t c2 = N[sibling].child2;
-    const double norm1 = std::fabs((N[c1].aabb.lower.x + N[c1].aabb.upper.x) / 2 - centerX) +
-                         std::fabs((N[c1].aabb.lower.y + N[c1].aabb.upper.y) / 2 - centerY);
-    const double norm2 = std::fabs((N[c2].aabb.lower.x + N[c2].aabb.upper.x) / 2 - centerX) +
-                         std::fabs((N[c2].aabb.lower.y + N[c2].aabb.upper.y) / 2 - centerY);
-    sibling = norm1 < norm2 ? c1 : c2;
+    const int32_t g11 = or_self(N[c1].child1, c1), g12 = or_self(N[c1].child2, c1);
+    const int32_t g21 = or_self(N[c2].child1, c2), g22 = or_self(N[c2].child2, c2);
+    const bool first = norm(c1) < norm(c2);
+    const int32_t next1 = norm(g11) < norm(g12) ? g11 : g12;
+    const int32_t next2 = norm(g21) < norm(g22) ? g21 : g22;
+    sibling = first ? next1 : next2;
   }
   int32_t node1 = N[sibling].parent;
   int32_t node2 = allocate_node();
@@ -182,45 +201,51 @@ void World::unbuffer_move(int32_t proxy) {
 
 // Broad-phase pairing with the original's rule: proxy A is the node with the lower id.
 //
-// The original walks the tree once per moved proxy (children pushed first then second,
-// pruning subtrees whose box misses the query). Every internal node's box contains its
-// children's (insert_leaf and remove_leaf keep that), so a leaf that overlaps the query is
-// never pruned, and the walk reports exactly the overlapping leaves in the order a full
-// walk reaches them. That order is taken once, and each query tests the leaves directly:
-// the same pairs in the same order, without the walk. A pair whose fixtures' filters
-// refuse it is not sent: add_pair would only turn it down (its first test), and leaving out
-// every copy of a pair that changes nothing leaves the others' effects as they were.
-void World::find_new_contacts(StepScratch* scratch) {
-  static_assert(kMaxNodes <= 64, "one bit per leaf in a 64-bit word");
-  Pair local[kMaxPairs];
-  Pair* pairs = scratch ? scratch->pairs : local;
-  int32_t pairCount = 0;
-  int32_t leaf[kMaxNodes];
-  Filter filter[kMaxNodes];
-  double lowerX[kMaxNodes], lowerY[kMaxNodes], upperX[kMaxNodes], upperY[kMaxNodes];
+// The original walks the tree once per moved proxy (children pushed first then second, so
+// the second child's subtree is reported first), pruning subtrees whose box misses the
+// query, and buffers every overlapping leaf as a pair; then it calls addPair on the pairs
+// in that order. Every internal node's box contains its children's (insert_leaf and
+// remove_leaf keep that), so the walk reports exactly the leaves that overlap the query.
+// addPair changes nothing for a pair whose filters refuse it or whose contact exists, and a
+// new contact changes no later pair's outcome but its own copies'. So only the order of the
+// new pairs found by one query matters, and the query's overlapping leaves are found by
+// testing every leaf directly. Where one query has two or more pairs the filters let
+// through, they go in the walk's order (walk_reaches_first). The same contacts are created
+// in the same order as the original's, without the walk.
+bool World::walk_reaches_first(int32_t x, int32_t y) const {
+  const TreeNode* N = tree.nodes;
+  int32_t dx = 0, dy = 0;
+  for (int32_t n = x; N[n].parent != kNull; n = N[n].parent) ++dx;
+  for (int32_t n = y; N[n].parent != kNull; n = N[n].parent) ++dy;
+  int32_t a = x, b = y;
+  for (; dx > dy; --dx) a = N[a].parent;
+  for (; dy > dx; --dy) b = N[b].parent;
+  // Two distinct leaves: neither is the other's ancestor, so a != b from here on.
+  while (N[a].parent != N[b].parent) {
+    a = N[a].parent;
+    b = N[b].parent;
+  }
+  return N[N[a].parent].child2 == a;
+}
+
+void World::find_new_contacts() {
+  static_assert(kMaxBodies <= 64, "one bit per leaf in a 64-bit word");
+  if (moveCount == 0) return;
+  int32_t leaf[kMaxBodies];
+  Filter filter[kMaxBodies];
+  double lowerX[kMaxBodies], lowerY[kMaxBodies], upperX[kMaxBodies], upperY[kMaxBodies];
   int32_t leafCount = 0;
-  if (tree.root != kNull && moveCount > 0) {
-    int32_t stack[kMaxNodes];
-    int32_t count = 0;
-    stack[count++] = tree.root;
-    while (count > 0) {
-      const int32_t n = stack[--count];
-      const TreeNode& node = tree.nodes[n];
-      if (node.is_leaf()) {
-        leaf[leafCount] = n;
-        filter[leafCount] = bodies[node.userData].fixture.filter;
-        lowerX[leafCount] = node.aabb.lower.x;
-        lowerY[leafCount] = node.aabb.lower.y;
-        upperX[leafCount] = node.aabb.upper.x;
-        upperY[leafCount] = node.aabb.upper.y;
-        ++leafCount;
-      } else if (count + 2 > kMaxNodes) {
-        overflow = true;
-      } else {
-        stack[count++] = node.child1;
-        stack[count++] = node.child2;
-      }
-    }
+  for (int32_t bi = 0; bi < kMaxBodies; ++bi) {
+    const Body& b = bodies[bi];
+    if (!b.inUse || !b.fixture.present || b.fixture.proxy == kNull) continue;
+    const TreeNode& node = tree.nodes[b.fixture.proxy];
+    leaf[leafCount] = b.fixture.proxy;
+    filter[leafCount] = b.fixture.filter;
+    lowerX[leafCount] = node.aabb.lower.x;
+    lowerY[leafCount] = node.aabb.lower.y;
+    upperX[leafCount] = node.aabb.upper.x;
+    upperY[leafCount] = node.aabb.upper.y;
+    ++leafCount;
   }
   for (int32_t m = 0; m < moveCount; ++m) {
     const int32_t queryProxy = moveBuffer[m];
@@ -248,29 +273,25 @@ void World::find_new_contacts(StepScratch* scratch) {
                         (lowerX[k] - fat.upper.x > 0) | (lowerY[k] - fat.upper.y > 0);
       hits |= static_cast<uint64_t>(!miss) << k;
     }
+    int32_t found[kMaxBodies];
+    int32_t count = 0;
     for (; hits != 0; hits &= hits - 1) {
       const int32_t hit = lowest_bit(hits);
       const int32_t n = leaf[hit];
       if (n == queryProxy || !filter_should_collide(filter[hit], queryFilter)) continue;
-      if (pairCount >= kMaxPairs) {
-        overflow = true;
-        continue;
-      }
-      Pair& p = pairs[pairCount++];
-      p.proxyA = n < queryProxy ? n : queryProxy;
-      p.proxyB = n < queryProxy ? queryProxy : n;
+      // Insertion into the walk's order (rarely more than one).
+      int32_t at = count++;
+      for (; at > 0 && walk_reaches_first(n, found[at - 1]); --at) found[at] = found[at - 1];
+      found[at] = n;
+    }
+    for (int32_t i = 0; i < count; ++i) {
+      const int32_t n = found[i];
+      const int32_t a = n < queryProxy ? n : queryProxy;
+      const int32_t b = n < queryProxy ? queryProxy : n;
+      add_pair(tree.nodes[a].userData, tree.nodes[b].userData);
     }
   }
   moveCount = 0;
-  for (int32_t i = 0; i < pairCount;) {
-    const Pair primary = pairs[i];
-    add_pair(tree.nodes[primary.proxyA].userData, tree.nodes[primary.proxyB].userData);
-    ++i;
-    while (i < pairCount) {
-      if (pairs[i].proxyA != primary.proxyA || pairs[i].proxyB != primary.proxyB) break;
-      ++i;
-    }
-  }
 }
 
 }  // namespace qwop

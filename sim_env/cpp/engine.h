@@ -44,7 +44,6 @@ constexpr int kMaxJoints = 12;
 constexpr int kMaxContacts = 48;
 constexpr int kMaxNodes = 36;
 constexpr int kMaxMoveBuffer = 48;
-constexpr int kMaxPairs = 512;
 constexpr int kNull = -1;
 // Body, contact, joint and node indices and edge codes (slot * 2 + side) are stored in int8_t.
 static_assert(kMaxBodies <= 127 && 2 * kMaxContacts <= 127 && 2 * kMaxJoints <= 127 && kMaxNodes <= 127,
@@ -362,10 +361,6 @@ struct DynamicTree {
   int32_t nodeCount;  // nodes ever allocated (the id counter)
 };
 
-struct Pair {
-  int32_t proxyA, proxyB;
-};
-
 // Receives contact begin events (fired inside step, before solving).
 class ContactListener {
  public:
@@ -423,7 +418,6 @@ struct StepScratch {
   int32_t waveCount;
   // Of contacts[i]; grown to the largest island's contacts (scratch of every thread and lane).
   std::vector<ContactConstraint> constraints;
-  Pair pairs[kMaxPairs];
   int32_t bodyCount, contactCount, jointCount;
   // The lock step's split of the island's joints (world_lockstep.cpp): indices into
   // joints[] of the ones solved in the lanes and of the others, each in island order.
@@ -549,7 +543,8 @@ class World : public WorldState {
   void move_proxy(int32_t proxy, const AABB& aabb, Vec2 displacement);
   void buffer_move(int32_t proxy);
   void unbuffer_move(int32_t proxy);
-  void find_new_contacts(StepScratch* scratch);
+  void find_new_contacts();
+  bool walk_reaches_first(int32_t x, int32_t y) const;
   void synchronize_fixture(int32_t b, const Transform& xf1, const Transform& xf2);
   void synchronize_fixtures(int32_t b, const StepScratch& s);
   void reset_mass_data(int32_t b);

@@ -204,7 +204,7 @@ void World::set_position_and_angle(int32_t bi, Vec2 p, double angle) {
   b.sweep.c0 = b.sweep.c;
   b.sweep.a0 = b.sweep.a = angle;
   if (b.fixture.present) synchronize_fixture(bi, b.xf, b.xf);
-  find_new_contacts(nullptr);
+  find_new_contacts();
 }
 
 void World::synchronize_fixtures(int32_t bi, const StepScratch& s) {

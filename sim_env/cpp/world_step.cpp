@@ -23,7 +23,7 @@ void World::step(double dt, int32_t velocityIterations, int32_t positionIteratio
 TimeStep World::begin_step(double dt, int32_t velocityIterations, int32_t positionIterations,
                            ContactListener* listener, StepScratch& scratch) {
   if (flags & kWorldNewFixture) {
-    find_new_contacts(&scratch);
+    find_new_contacts();
     flags &= ~kWorldNewFixture;
   }
   flags |= kWorldLocked;
@@ -143,7 +143,7 @@ void World::end_solve(StepScratch& s) {
     if (body.type == kStaticBody) continue;
     synchronize_fixtures(b, s);
   }
-  find_new_contacts(&s);
+  find_new_contacts();
 }
 
 
