@@ -209,9 +209,10 @@ void World::unbuffer_move(int32_t proxy) {
 // addPair changes nothing for a pair whose filters refuse it or whose contact exists, and a
 // new contact changes no later pair's outcome but its own copies'. So only the order of the
 // new pairs found by one query matters, and the query's overlapping leaves are found by
-// testing every leaf directly. Where one query has two or more pairs the filters let
-// through, they go in the walk's order (walk_reaches_first). The same contacts are created
-// in the same order as the original's, without the walk.
+// testing every leaf directly. Where one query finds two or more new pairs (the filters let
+// them through and the bodies have no contact yet), they go in the walk's order
+// (walk_reaches_first). The same contacts are created in the same order as the original's,
+// without the walk.
 bool World::walk_reaches_first(int32_t x, int32_t y) const {
   const TreeNode* N = tree.nodes;
   int32_t dx = 0, dy = 0;
@@ -279,7 +280,8 @@ void World::find_new_contacts() {
       const int32_t hit = lowest_bit(hits);
       const int32_t n = leaf[hit];
       if (n == queryProxy || !filter_should_collide(filter[hit], queryFilter)) continue;
-      // Insertion into the walk's order (rarely more than one).
+      if (has_contact(tree.nodes[n].userData, tree.nodes[queryProxy].userData)) continue;
+      // Insertion into the walk's order (rarely more than one new pair).
       int32_t at = count++;
       for (; at > 0 && walk_reaches_first(n, found[at - 1]); --at) found[at] = found[at - 1];
       found[at] = n;

@@ -21,19 +21,24 @@ bool World::should_collide(int32_t bi, int32_t other) const {
   return true;
 }
 
+bool World::has_contact(int32_t bA, int32_t bB) const {
+  for (int32_t e = bodies[bB].contactList; e != kNull; e = contact_edge(e).next) {
+    if (contact_edge(e).other == bA) {
+      const Contact& c = contacts[e >> 1];
+      if (c.bodyA == bA && c.bodyB == bB) return true;
+      if (c.bodyA == bB && c.bodyB == bA) return true;
+    }
+  }
+  return false;
+}
+
 void World::add_pair(int32_t bA, int32_t bB) {
   if (bA == bB) return;
   // The original tests for an existing contact, then joints, then the filter. All three
   // only decide whether to go on, so the cheapest (and most often failing: the runner's
   // parts never collide with each other) goes first.
   if (!filter_should_collide(bodies[bA].fixture.filter, bodies[bB].fixture.filter)) return;
-  for (int32_t e = bodies[bB].contactList; e != kNull; e = contact_edge(e).next) {
-    if (contact_edge(e).other == bA) {
-      const Contact& c = contacts[e >> 1];
-      if (c.bodyA == bA && c.bodyB == bB) return;
-      if (c.bodyA == bB && c.bodyB == bA) return;
-    }
-  }
+  if (has_contact(bA, bB)) return;
   if (!should_collide(bB, bA)) return;
 
   int32_t ci = kNull;

@@ -551,6 +551,7 @@ class World : public WorldState {
 
   // contacts
   void add_pair(int32_t bodyA, int32_t bodyB);
+  bool has_contact(int32_t bodyA, int32_t bodyB) const;
   void destroy_contact(int32_t c);
   void collide(ContactListener* listener);
   void update_contact(int32_t c, ContactListener* listener);
@@ -560,6 +561,9 @@ class World : public WorldState {
 
   Edge& joint_edge(int32_t code) { return code & 1 ? joints[code >> 1].edgeB : joints[code >> 1].edgeA; }
   Edge& contact_edge(int32_t code) { return code & 1 ? contacts[code >> 1].nodeB : contacts[code >> 1].nodeA; }
+  const Edge& contact_edge(int32_t code) const {
+    return code & 1 ? contacts[code >> 1].nodeB : contacts[code >> 1].nodeA;
+  }
 };
 
 void collide_polygons(Manifold& manifold, const PolygonShape& polyA, const Transform& xfA,
