@@ -394,6 +394,7 @@ struct ContactConstraint {
 struct JointVelocityData {
   Mat22 pivotMass;
   Vec2 rA, rB;  // lever arms; rotations do not change during velocity iterations
+  Vec2 rAperp, rBperp;  // (-r.y, r.x) of each: the arms' part in the pivot's velocity
 };
 
 struct StepScratch {

@@ -149,9 +149,38 @@ inline int32_t first_free_slot(const T (&pool)[N]) {
   return kNull;
 }
 
+#if defined(__SSE2__)
+// A vector's (x, y) in one register. The solvers compute x and y with the same operations,
+// one lane each; a lane's result is the scalar operation's.
+inline __m128d load_vec2(const Vec2& v) { return _mm_loadu_pd(&v.x); }
+// The same for a vector whose fields are written one by one somewhere (two 8-byte loads: a
+// 16-byte load of fields stored one by one waits for the stores to retire).
+inline __m128d load_vec2_split(const Vec2& v) { return _mm_loadh_pd(_mm_load_sd(&v.x), &v.y); }
+inline void store_vec2(Vec2& v, __m128d x) { _mm_storeu_pd(&v.x, x); }
+inline __m128d low_both(__m128d v) { return _mm_unpacklo_pd(v, v); }
+inline __m128d high_both(__m128d v) { return _mm_unpackhi_pd(v, v); }
+inline double low(__m128d v) { return _mm_cvtsd_f64(v); }
+inline double high(__m128d v) { return _mm_cvtsd_f64(_mm_unpackhi_pd(v, v)); }
+
+// Section 4: a body's transform from its sweep centre c (as (x, y)) and the sine and cosine
+// of its sweep angle: R = [c -s; s c], position = c - R localCenter.
+inline void set_transform_at(Body& b, __m128d c, double s, double co) {
+  const __m128d col1 = _mm_set_pd(s, co), col2 = _mm_set_pd(co, -s);
+  store_vec2(b.xf.R.col1, col1);
+  store_vec2(b.xf.R.col2, col2);
+  b.xfAngle = b.sweep.a;
+  const __m128d lc = load_vec2(b.sweep.localCenter);
+  store_vec2(b.xf.position,
+             _mm_sub_pd(c, _mm_add_pd(_mm_mul_pd(col1, low_both(lc)), _mm_mul_pd(col2, high_both(lc)))));
+}
+#endif
+
 // Section 4: a body's transform from its sweep (synchronizeTransform), given the sine and
 // cosine of its sweep angle.
 inline void set_transform(Body& b, double s, double c) {
+#if defined(__SSE2__)
+  set_transform_at(b, load_vec2_split(b.sweep.c), s, c);
+#else
   b.xf.R.col1.x = c;
   b.xf.R.col2.x = -s;
   b.xf.R.col1.y = s;
@@ -160,6 +189,7 @@ inline void set_transform(Body& b, double s, double c) {
   const Vec2& lc = b.sweep.localCenter;
   b.xf.position.x = b.sweep.c.x - (c * lc.x + (-s) * lc.y);
   b.xf.position.y = b.sweep.c.y - (s * lc.x + c * lc.y);
+#endif
 }
 
 // The same, computing sine and cosine only when the angle changed (values kept in registers,

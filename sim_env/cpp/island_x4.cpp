@@ -107,17 +107,10 @@ QWOP_X4_INLINE void write_pose(const IslandX4& x, World* const* W, int k, int g)
   Body& B = W[g]->bodies[k];
   const BodyX4& p = x.body[k];
   const double c = p.c.v[g], s = p.s.v[g];
-  B.sweep.c.x = p.cx.v[g];
-  B.sweep.c.y = p.cy.v[g];
+  const __m128d cxy = _mm_set_pd(p.cy.v[g], p.cx.v[g]);
+  store_vec2(B.sweep.c, cxy);
   B.sweep.a = p.a.v[g];
-  B.xfAngle = p.a.v[g];
-  B.xf.R.col1.x = c;
-  B.xf.R.col2.x = -s;
-  B.xf.R.col1.y = s;
-  B.xf.R.col2.y = c;
-  const Vec2& lc = B.sweep.localCenter;
-  B.xf.position.x = B.sweep.c.x - (c * lc.x + -s * lc.y);
-  B.xf.position.y = B.sweep.c.y - (s * lc.x + c * lc.y);
+  set_transform_at(B, cxy, s, c);
 }
 
 QWOP_X4_INLINE V limit_mask(World* const* W, int j, LimitState state) {

@@ -4,6 +4,10 @@
 #include "engine.h"
 #include "engine_util.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace qwop {
 
 // ---------------------------------------------------------------- revolute joint (section 14b)
@@ -80,6 +84,8 @@ void joint_init_velocity(World& w, RevoluteJoint& j, JointVelocityData& d, const
   Body& B = w.bodies[j.bodyB];
   const Vec2 rA = d.rA = lever(A, j.localAnchor1);
   const Vec2 rB = d.rB = lever(B, j.localAnchor2);
+  d.rAperp = {-rA.y, rA.x};
+  d.rBperp = {-rB.y, rB.x};
   const double mA = A.invMass, mB = B.invMass, iA = A.invI, iB = B.invI;
   const Mat22 K = joint_k(mA, mB, iA, iB, rA, rB);
   {
@@ -120,7 +126,43 @@ inline void solve_velocity_n(RevoluteJoint* const* js, Body* const* bs, const Jo
                              const TimeStep& step) {
   Body* A[N];
   Body* B[N];
-  double vAx[N], vAy[N], wA[N], vBx[N], vBy[N], wB[N];
+  double wA[N], wB[N];
+#if defined(__SSE2__)
+  // A body's linear velocity as one (x, y) register: every operation of the point
+  // constraint is the same on x as on y, so each runs once for both lanes. A lane's result
+  // is the scalar operation's; (-w) * r.y is w * (-r.y), the perpendicular arm the
+  // velocity set-up stores. The velocities are read as two 8-byte loads: the contact solver
+  // writes them field by field, and a 16-byte load of two separate stores waits for both.
+  __m128d vA[N], vB[N];
+  for (int k = 0; k < N; ++k) {
+    A[k] = bs[2 * k];
+    B[k] = bs[2 * k + 1];
+    vA[k] = _mm_loadh_pd(_mm_load_sd(&A[k]->linearVelocity.x), &A[k]->linearVelocity.y);
+    wA[k] = A[k]->angularVelocity;
+    vB[k] = _mm_loadh_pd(_mm_load_sd(&B[k]->linearVelocity.x), &B[k]->linearVelocity.y);
+    wB[k] = B[k]->angularVelocity;
+  }
+  const __m128d minusInvDt = _mm_set1_pd(-step.inv_dt), dt = _mm_set1_pd(step.dt);
+  for (int k = 0; k < N; ++k) {
+    RevoluteJoint& j = *js[k];
+    const JointVelocityData& d = *ds[k];
+    const double iA = A[k]->invI, iB = B[k]->invI;
+    const __m128d cdot = _mm_sub_pd(
+        _mm_sub_pd(_mm_add_pd(vB[k], _mm_mul_pd(_mm_set1_pd(wB[k]), _mm_loadu_pd(&d.rBperp.x))), vA[k]),
+        _mm_mul_pd(_mm_set1_pd(wA[k]), _mm_loadu_pd(&d.rAperp.x)));
+    const __m128d f = _mm_mul_pd(
+        minusInvDt, _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(&d.pivotMass.col1.x), _mm_unpacklo_pd(cdot, cdot)),
+                               _mm_mul_pd(_mm_loadu_pd(&d.pivotMass.col2.x), _mm_unpackhi_pd(cdot, cdot))));
+    _mm_storeu_pd(&j.pivotForce.x, _mm_add_pd(_mm_loadu_pd(&j.pivotForce.x), f));
+    const __m128d P = _mm_mul_pd(dt, f);
+    vA[k] = _mm_sub_pd(vA[k], _mm_mul_pd(_mm_set1_pd(A[k]->invMass), P));
+    vB[k] = _mm_add_pd(vB[k], _mm_mul_pd(_mm_set1_pd(B[k]->invMass), P));
+    const double PX = _mm_cvtsd_f64(P), PY = _mm_cvtsd_f64(_mm_unpackhi_pd(P, P));
+    wA[k] -= iA * (d.rA.x * PY - d.rA.y * PX);
+    wB[k] += iB * (d.rB.x * PY - d.rB.y * PX);
+  }
+#else
+  double vAx[N], vAy[N], vBx[N], vBy[N];
   for (int k = 0; k < N; ++k) {
     A[k] = bs[2 * k];
     B[k] = bs[2 * k + 1];
@@ -151,6 +193,7 @@ inline void solve_velocity_n(RevoluteJoint* const* js, Body* const* bs, const Jo
     vBy[k] += mB * PY;
     wB[k] += iB * (rB.x * PY - rB.y * PX);
   }
+#endif
   for (int k = 0; k < N; ++k) {
     RevoluteJoint& j = *js[k];
     if (!(j.enableMotor && j.limitState != kEqualLimits)) continue;
@@ -184,16 +227,82 @@ inline void solve_velocity_n(RevoluteJoint* const* js, Body* const* bs, const Jo
     wB[k] += (iB * step.dt) * limitForce;
   }
   for (int k = 0; k < N; ++k) {
+#if defined(__SSE2__)
+    _mm_storeu_pd(&A[k]->linearVelocity.x, vA[k]);
+    _mm_storeu_pd(&B[k]->linearVelocity.x, vB[k]);
+#else
     A[k]->linearVelocity.x = vAx[k];
     A[k]->linearVelocity.y = vAy[k];
-    A[k]->angularVelocity = wA[k];
     B[k]->linearVelocity.x = vBx[k];
     B[k]->linearVelocity.y = vBy[k];
+#endif
+    A[k]->angularVelocity = wA[k];
     B[k]->angularVelocity = wB[k];
   }
 }
 
 // A body's new sweep, and its transform from the sine and cosine of the new angle.
+#if defined(__SSE2__)
+inline void set_body_sweep(Body& b, __m128d c, double a, double s, double co) {
+  store_vec2(b.sweep.c, c);
+  b.sweep.a = a;
+  set_transform_at(b, c, s, co);
+}
+
+// The same, reusing the stored rotation when the angle has not changed (sync_transform).
+inline void sync_body(Body& b, __m128d c, double a, trig::Variant v) {
+  if (same_bits(a, b.xfAngle)) {
+    set_body_sweep(b, c, a, b.xf.R.col1.y, b.xf.R.col1.x);
+  } else {
+    const trig::SinCos r = trig::sincos(v, a);
+    set_body_sweep(b, c, a, r.s, r.c);
+  }
+}
+
+// lever() as (x, y): R.col1 * ox + R.col2 * oy, lane by lane.
+inline __m128d lever2(const Body& b, const Vec2& anchor) {
+  const __m128d o = _mm_sub_pd(load_vec2(anchor), load_vec2(b.sweep.localCenter));
+  return _mm_add_pd(_mm_mul_pd(load_vec2(b.xf.R.col1), low_both(o)), _mm_mul_pd(load_vec2(b.xf.R.col2), high_both(o)));
+}
+
+template <int N>
+inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Body* const* bs) {
+  Body* A[N];
+  Body* B[N];
+  __m128d cA[N], cB[N], rA[N], rB[N];
+  double aA[N], aB[N];
+  for (int k = 0; k < N; ++k) {
+    A[k] = bs[2 * k];
+    B[k] = bs[2 * k + 1];
+    // The contact solver writes sweep.c field by field.
+    cA[k] = load_vec2_split(A[k]->sweep.c);
+    aA[k] = A[k]->sweep.a;
+    cB[k] = load_vec2_split(B[k]->sweep.c);
+    aB[k] = B[k]->sweep.a;
+    rA[k] = lever2(*A[k], js[k]->localAnchor1);
+    rB[k] = lever2(*B[k], js[k]->localAnchor2);
+  }
+  bool ok = true;
+  for (int k = 0; k < N; ++k) {
+    const double mA = A[k]->invMass, mB = B[k]->invMass, iA = A[k]->invI, iB = B[k]->invI;
+    const __m128d ptpC = _mm_sub_pd(_mm_add_pd(cB[k], rB[k]), _mm_add_pd(cA[k], rA[k]));
+    const __m128d sq = _mm_mul_pd(ptpC, ptpC);
+    const double squaredError = low(sq) + high(sq);
+    const Vec2 rAk{low(rA[k]), high(rA[k])}, rBk{low(rB[k]), high(rB[k])};
+    const Mat22 K = joint_k(mA, mB, iA, iB, rAk, rBk);
+    double det = K.col1.x * K.col2.y - K.col2.x * K.col1.y;
+    if (det != 0.0) det = 1.0 / det;
+    const double bx = -low(ptpC), by = -high(ptpC);
+    const double impulseX = det * (K.col2.y * bx - K.col2.x * by);
+    const double impulseY = det * (K.col1.x * by - K.col1.y * bx);
+    const __m128d impulse = _mm_set_pd(impulseY, impulseX);
+    cA[k] = _mm_sub_pd(cA[k], _mm_mul_pd(_mm_set1_pd(mA), impulse));
+    aA[k] -= iA * (rAk.x * impulseY - rAk.y * impulseX);
+    cB[k] = _mm_add_pd(cB[k], _mm_mul_pd(_mm_set1_pd(mB), impulse));
+    aB[k] += iB * (rBk.x * impulseY - rBk.y * impulseX);
+    ok = ok && squaredError <= kJointSquaredErrorBound;
+  }
+#else
 inline void set_body_sweep(Body& b, double cx, double cy, double a, double s, double c) {
   b.sweep.c.x = cx;
   b.sweep.c.y = cy;
@@ -201,7 +310,6 @@ inline void set_body_sweep(Body& b, double cx, double cy, double a, double s, do
   set_transform(b, s, c);
 }
 
-// The same, reusing the stored rotation when the angle has not changed (sync_transform).
 inline void sync_body(Body& b, double cx, double cy, double a, trig::Variant v) {
   if (same_bits(a, b.xfAngle)) {
     set_body_sweep(b, cx, cy, a, b.xf.R.col1.y, b.xf.R.col1.x);
@@ -253,6 +361,7 @@ inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Bo
     aB[k] += iB * (rB[k].x * impulseY - rB[k].y * impulseX);
     ok = ok && squaredError <= kJointSquaredErrorBound;
   }
+#endif
   // The original synchronizes both bodies after the point correction and again after the
   // limit correction; the limit correction reads only sweep angles, so the first
   // synchronization is overwritten unread and is skipped (same bits, fewer sin/cos).
@@ -292,6 +401,19 @@ inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Bo
   // has them; sin and cos are pure, so a rotation whose angle did not change is computed
   // again to the same bits); a joint left over syncs its bodies on its own.
   int k = 0;
+#if defined(__SSE2__)
+  for (; k + 2 <= N; k += 2) {
+    const trig::SinCos4 r = trig::sincos4(variant, aA[k], aB[k], aA[k + 1], aB[k + 1]);
+    set_body_sweep(*A[k], cA[k], aA[k], r.s[0], r.c[0]);
+    set_body_sweep(*B[k], cB[k], aB[k], r.s[1], r.c[1]);
+    set_body_sweep(*A[k + 1], cA[k + 1], aA[k + 1], r.s[2], r.c[2]);
+    set_body_sweep(*B[k + 1], cB[k + 1], aB[k + 1], r.s[3], r.c[3]);
+  }
+  for (; k < N; ++k) {
+    sync_body(*A[k], cA[k], aA[k], variant);
+    sync_body(*B[k], cB[k], aB[k], variant);
+  }
+#else
   for (; k + 2 <= N; k += 2) {
     const trig::SinCos4 r = trig::sincos4(variant, aA[k], aB[k], aA[k + 1], aB[k + 1]);
     set_body_sweep(*A[k], cAx[k], cAy[k], aA[k], r.s[0], r.c[0]);
@@ -303,6 +425,7 @@ inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Bo
     sync_body(*A[k], cAx[k], cAy[k], aA[k], variant);
     sync_body(*B[k], cBx[k], cBy[k], aB[k], variant);
   }
+#endif
   return ok;
 }
 
