@@ -149,48 +149,58 @@ inline int32_t first_free_slot(const T (&pool)[N]) {
   return kNull;
 }
 
+// An (x, y) pair of doubles computed lane by lane: one SSE2 register where the CPU has SSE2,
+// two doubles elsewhere. The solvers compute x and y with the same operations, so each
+// operation runs once for both; a lane's result is the scalar operation's either way.
 #if defined(__SSE2__)
-// A vector's (x, y) in one register. The solvers compute x and y with the same operations,
-// one lane each; a lane's result is the scalar operation's.
-inline __m128d load_vec2(const Vec2& v) { return _mm_loadu_pd(&v.x); }
-// The same for a vector whose fields are written one by one somewhere (two 8-byte loads: a
-// 16-byte load of fields stored one by one waits for the stores to retire).
-inline __m128d load_vec2_split(const Vec2& v) { return _mm_loadh_pd(_mm_load_sd(&v.x), &v.y); }
-inline void store_vec2(Vec2& v, __m128d x) { _mm_storeu_pd(&v.x, x); }
-inline __m128d low_both(__m128d v) { return _mm_unpacklo_pd(v, v); }
-inline __m128d high_both(__m128d v) { return _mm_unpackhi_pd(v, v); }
-inline double low(__m128d v) { return _mm_cvtsd_f64(v); }
-inline double high(__m128d v) { return _mm_cvtsd_f64(_mm_unpackhi_pd(v, v)); }
-
-// Section 4: a body's transform from its sweep centre c (as (x, y)) and the sine and cosine
-// of its sweep angle: R = [c -s; s c], position = c - R localCenter.
-inline void set_transform_at(Body& b, __m128d c, double s, double co) {
-  const __m128d col1 = _mm_set_pd(s, co), col2 = _mm_set_pd(co, -s);
-  store_vec2(b.xf.R.col1, col1);
-  store_vec2(b.xf.R.col2, col2);
-  b.xfAngle = b.sweep.a;
-  const __m128d lc = load_vec2(b.sweep.localCenter);
-  store_vec2(b.xf.position,
-             _mm_sub_pd(c, _mm_add_pd(_mm_mul_pd(col1, low_both(lc)), _mm_mul_pd(col2, high_both(lc)))));
-}
-#endif
-
-// Section 4: a body's transform from its sweep (synchronizeTransform), given the sine and
-// cosine of its sweep angle.
-inline void set_transform(Body& b, double s, double c) {
-#if defined(__SSE2__)
-  set_transform_at(b, load_vec2_split(b.sweep.c), s, c);
+struct XY {
+  __m128d v;
+};
+inline XY xy(double x, double y) { return {_mm_set_pd(y, x)}; }
+inline XY both(double a) { return {_mm_set1_pd(a)}; }
+inline XY load_xy(const Vec2& p) { return {_mm_loadu_pd(&p.x)}; }
+// For a vector whose fields are written one by one somewhere: two 8-byte loads (a 16-byte
+// load of fields stored one by one waits for the stores to retire).
+inline XY load_xy_split(const Vec2& p) { return {_mm_loadh_pd(_mm_load_sd(&p.x), &p.y)}; }
+inline void store_xy(Vec2& p, XY a) { _mm_storeu_pd(&p.x, a.v); }
+inline XY operator+(XY a, XY b) { return {_mm_add_pd(a.v, b.v)}; }
+inline XY operator-(XY a, XY b) { return {_mm_sub_pd(a.v, b.v)}; }
+inline XY operator*(XY a, XY b) { return {_mm_mul_pd(a.v, b.v)}; }
+inline XY x_both(XY a) { return {_mm_unpacklo_pd(a.v, a.v)}; }
+inline XY y_both(XY a) { return {_mm_unpackhi_pd(a.v, a.v)}; }
+inline double x_of(XY a) { return _mm_cvtsd_f64(a.v); }
+inline double y_of(XY a) { return _mm_cvtsd_f64(_mm_unpackhi_pd(a.v, a.v)); }
 #else
-  b.xf.R.col1.x = c;
-  b.xf.R.col2.x = -s;
-  b.xf.R.col1.y = s;
-  b.xf.R.col2.y = c;
-  b.xfAngle = b.sweep.a;
-  const Vec2& lc = b.sweep.localCenter;
-  b.xf.position.x = b.sweep.c.x - (c * lc.x + (-s) * lc.y);
-  b.xf.position.y = b.sweep.c.y - (s * lc.x + c * lc.y);
+struct XY {
+  double x, y;
+};
+inline XY xy(double x, double y) { return {x, y}; }
+inline XY both(double a) { return {a, a}; }
+inline XY load_xy(const Vec2& p) { return {p.x, p.y}; }
+inline XY load_xy_split(const Vec2& p) { return {p.x, p.y}; }
+inline void store_xy(Vec2& p, XY a) { p = {a.x, a.y}; }
+inline XY operator+(XY a, XY b) { return {a.x + b.x, a.y + b.y}; }
+inline XY operator-(XY a, XY b) { return {a.x - b.x, a.y - b.y}; }
+inline XY operator*(XY a, XY b) { return {a.x * b.x, a.y * b.y}; }
+inline XY x_both(XY a) { return {a.x, a.x}; }
+inline XY y_both(XY a) { return {a.y, a.y}; }
+inline double x_of(XY a) { return a.x; }
+inline double y_of(XY a) { return a.y; }
 #endif
+
+// Section 4: a body's transform (synchronizeTransform) from its sweep centre c and the sine
+// and cosine of its sweep angle: R = [c -s; s c], position = c - R localCenter.
+inline void set_transform_at(Body& b, XY c, double s, double co) {
+  const XY col1 = xy(co, s), col2 = xy(-s, co);
+  store_xy(b.xf.R.col1, col1);
+  store_xy(b.xf.R.col2, col2);
+  b.xfAngle = b.sweep.a;
+  const XY lc = load_xy(b.sweep.localCenter);
+  store_xy(b.xf.position, c - (col1 * x_both(lc) + col2 * y_both(lc)));
 }
+
+// The same from the body's stored sweep centre.
+inline void set_transform(Body& b, double s, double c) { set_transform_at(b, load_xy_split(b.sweep.c), s, c); }
 
 // The same, computing sine and cosine only when the angle changed (values kept in registers,
 // not read back from xf.R: a load of fields just stored one by one waits for the stores).

@@ -107,8 +107,8 @@ QWOP_X4_INLINE void write_pose(const IslandX4& x, World* const* W, int k, int g)
   Body& B = W[g]->bodies[k];
   const BodyX4& p = x.body[k];
   const double c = p.c.v[g], s = p.s.v[g];
-  const __m128d cxy = _mm_set_pd(p.cy.v[g], p.cx.v[g]);
-  store_vec2(B.sweep.c, cxy);
+  const XY cxy = xy(p.cx.v[g], p.cy.v[g]);
+  store_xy(B.sweep.c, cxy);
   B.sweep.a = p.a.v[g];
   set_transform_at(B, cxy, s, c);
 }

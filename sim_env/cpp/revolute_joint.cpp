@@ -4,20 +4,15 @@
 #include "engine.h"
 #include "engine_util.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace qwop {
 
 // ---------------------------------------------------------------- revolute joint (section 14b)
 
 namespace {
-inline Vec2 lever(const Body& b, const Vec2& anchor) {
-  const double ox = anchor.x - b.sweep.localCenter.x;
-  const double oy = anchor.y - b.sweep.localCenter.y;
-  const Mat22& R = b.xf.R;
-  return {R.col1.x * ox + R.col2.x * oy, R.col1.y * ox + R.col2.y * oy};
+// A joint's lever arm on body b: R (anchor - localCenter), as (x, y).
+inline XY lever(const Body& b, const Vec2& anchor) {
+  const XY o = load_xy(anchor) - load_xy(b.sweep.localCenter);
+  return load_xy(b.xf.R.col1) * x_both(o) + load_xy(b.xf.R.col2) * y_both(o);
 }
 
 }  // namespace
@@ -82,8 +77,9 @@ void joint_init_limits(RevoluteJoint& j, double angleA, double angleB) {
 void joint_init_velocity(World& w, RevoluteJoint& j, JointVelocityData& d, const TimeStep& step) {
   Body& A = w.bodies[j.bodyA];
   Body& B = w.bodies[j.bodyB];
-  const Vec2 rA = d.rA = lever(A, j.localAnchor1);
-  const Vec2 rB = d.rB = lever(B, j.localAnchor2);
+  store_xy(d.rA, lever(A, j.localAnchor1));
+  store_xy(d.rB, lever(B, j.localAnchor2));
+  const Vec2 rA = d.rA, rB = d.rB;
   d.rAperp = {-rA.y, rA.x};
   d.rBperp = {-rB.y, rB.x};
   const double mA = A.invMass, mB = B.invMass, iA = A.invI, iB = B.invI;
@@ -124,76 +120,37 @@ namespace {
 template <int N>
 inline void solve_velocity_n(RevoluteJoint* const* js, Body* const* bs, const JointVelocityData* const* ds,
                              const TimeStep& step) {
+  // A body's linear velocity is one (x, y) pair (engine_util.h's XY): every operation of the
+  // point constraint is the same on x as on y. (-w) * r.y is written w * (-r.y) through the
+  // perpendicular arms the velocity set-up stores (negation and a product's sign are
+  // exact). The velocities are read field by field (the contact solver writes them so).
   Body* A[N];
   Body* B[N];
+  XY vA[N], vB[N];
   double wA[N], wB[N];
-#if defined(__SSE2__)
-  // A body's linear velocity as one (x, y) register: every operation of the point
-  // constraint is the same on x as on y, so each runs once for both lanes. A lane's result
-  // is the scalar operation's; (-w) * r.y is w * (-r.y), the perpendicular arm the
-  // velocity set-up stores. The velocities are read as two 8-byte loads: the contact solver
-  // writes them field by field, and a 16-byte load of two separate stores waits for both.
-  __m128d vA[N], vB[N];
   for (int k = 0; k < N; ++k) {
     A[k] = bs[2 * k];
     B[k] = bs[2 * k + 1];
-    vA[k] = _mm_loadh_pd(_mm_load_sd(&A[k]->linearVelocity.x), &A[k]->linearVelocity.y);
+    vA[k] = load_xy_split(A[k]->linearVelocity);
     wA[k] = A[k]->angularVelocity;
-    vB[k] = _mm_loadh_pd(_mm_load_sd(&B[k]->linearVelocity.x), &B[k]->linearVelocity.y);
+    vB[k] = load_xy_split(B[k]->linearVelocity);
     wB[k] = B[k]->angularVelocity;
   }
-  const __m128d minusInvDt = _mm_set1_pd(-step.inv_dt), dt = _mm_set1_pd(step.dt);
+  const XY minusInvDt = both(-step.inv_dt), dt = both(step.dt);
   for (int k = 0; k < N; ++k) {
     RevoluteJoint& j = *js[k];
     const JointVelocityData& d = *ds[k];
     const double iA = A[k]->invI, iB = B[k]->invI;
-    const __m128d cdot = _mm_sub_pd(
-        _mm_sub_pd(_mm_add_pd(vB[k], _mm_mul_pd(_mm_set1_pd(wB[k]), _mm_loadu_pd(&d.rBperp.x))), vA[k]),
-        _mm_mul_pd(_mm_set1_pd(wA[k]), _mm_loadu_pd(&d.rAperp.x)));
-    const __m128d f = _mm_mul_pd(
-        minusInvDt, _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(&d.pivotMass.col1.x), _mm_unpacklo_pd(cdot, cdot)),
-                               _mm_mul_pd(_mm_loadu_pd(&d.pivotMass.col2.x), _mm_unpackhi_pd(cdot, cdot))));
-    _mm_storeu_pd(&j.pivotForce.x, _mm_add_pd(_mm_loadu_pd(&j.pivotForce.x), f));
-    const __m128d P = _mm_mul_pd(dt, f);
-    vA[k] = _mm_sub_pd(vA[k], _mm_mul_pd(_mm_set1_pd(A[k]->invMass), P));
-    vB[k] = _mm_add_pd(vB[k], _mm_mul_pd(_mm_set1_pd(B[k]->invMass), P));
-    const double PX = _mm_cvtsd_f64(P), PY = _mm_cvtsd_f64(_mm_unpackhi_pd(P, P));
+    const XY cdot = ((vB[k] + both(wB[k]) * load_xy(d.rBperp)) - vA[k]) - both(wA[k]) * load_xy(d.rAperp);
+    const XY f = minusInvDt * (load_xy(d.pivotMass.col1) * x_both(cdot) + load_xy(d.pivotMass.col2) * y_both(cdot));
+    store_xy(j.pivotForce, load_xy(j.pivotForce) + f);
+    const XY P = dt * f;
+    vA[k] = vA[k] - both(A[k]->invMass) * P;
+    vB[k] = vB[k] + both(B[k]->invMass) * P;
+    const double PX = x_of(P), PY = y_of(P);
     wA[k] -= iA * (d.rA.x * PY - d.rA.y * PX);
     wB[k] += iB * (d.rB.x * PY - d.rB.y * PX);
   }
-#else
-  double vAx[N], vAy[N], vBx[N], vBy[N];
-  for (int k = 0; k < N; ++k) {
-    A[k] = bs[2 * k];
-    B[k] = bs[2 * k + 1];
-    vAx[k] = A[k]->linearVelocity.x;
-    vAy[k] = A[k]->linearVelocity.y;
-    wA[k] = A[k]->angularVelocity;
-    vBx[k] = B[k]->linearVelocity.x;
-    vBy[k] = B[k]->linearVelocity.y;
-    wB[k] = B[k]->angularVelocity;
-  }
-  for (int k = 0; k < N; ++k) {
-    RevoluteJoint& j = *js[k];
-    const JointVelocityData& d = *ds[k];
-    const Vec2 rA = d.rA, rB = d.rB;
-    const double mA = A[k]->invMass, mB = B[k]->invMass, iA = A[k]->invI, iB = B[k]->invI;
-    const double cdotX = ((vBx[k] + (-wB[k]) * rB.y) - vAx[k]) - (-wA[k]) * rA.y;
-    const double cdotY = ((vBy[k] + wB[k] * rB.x) - vAy[k]) - wA[k] * rA.x;
-    const double fX = (-step.inv_dt) * (d.pivotMass.col1.x * cdotX + d.pivotMass.col2.x * cdotY);
-    const double fY = (-step.inv_dt) * (d.pivotMass.col1.y * cdotX + d.pivotMass.col2.y * cdotY);
-    j.pivotForce.x += fX;
-    j.pivotForce.y += fY;
-    const double PX = step.dt * fX;
-    const double PY = step.dt * fY;
-    vAx[k] -= mA * PX;
-    vAy[k] -= mA * PY;
-    wA[k] -= iA * (rA.x * PY - rA.y * PX);
-    vBx[k] += mB * PX;
-    vBy[k] += mB * PY;
-    wB[k] += iB * (rB.x * PY - rB.y * PX);
-  }
-#endif
   for (int k = 0; k < N; ++k) {
     RevoluteJoint& j = *js[k];
     if (!(j.enableMotor && j.limitState != kEqualLimits)) continue;
@@ -227,30 +184,22 @@ inline void solve_velocity_n(RevoluteJoint* const* js, Body* const* bs, const Jo
     wB[k] += (iB * step.dt) * limitForce;
   }
   for (int k = 0; k < N; ++k) {
-#if defined(__SSE2__)
-    _mm_storeu_pd(&A[k]->linearVelocity.x, vA[k]);
-    _mm_storeu_pd(&B[k]->linearVelocity.x, vB[k]);
-#else
-    A[k]->linearVelocity.x = vAx[k];
-    A[k]->linearVelocity.y = vAy[k];
-    B[k]->linearVelocity.x = vBx[k];
-    B[k]->linearVelocity.y = vBy[k];
-#endif
+    store_xy(A[k]->linearVelocity, vA[k]);
+    store_xy(B[k]->linearVelocity, vB[k]);
     A[k]->angularVelocity = wA[k];
     B[k]->angularVelocity = wB[k];
   }
 }
 
 // A body's new sweep, and its transform from the sine and cosine of the new angle.
-#if defined(__SSE2__)
-inline void set_body_sweep(Body& b, __m128d c, double a, double s, double co) {
-  store_vec2(b.sweep.c, c);
+inline void set_body_sweep(Body& b, XY c, double a, double s, double co) {
+  store_xy(b.sweep.c, c);
   b.sweep.a = a;
   set_transform_at(b, c, s, co);
 }
 
 // The same, reusing the stored rotation when the angle has not changed (sync_transform).
-inline void sync_body(Body& b, __m128d c, double a, trig::Variant v) {
+inline void sync_body(Body& b, XY c, double a, trig::Variant v) {
   if (same_bits(a, b.xfAngle)) {
     set_body_sweep(b, c, a, b.xf.R.col1.y, b.xf.R.col1.x);
   } else {
@@ -259,80 +208,21 @@ inline void sync_body(Body& b, __m128d c, double a, trig::Variant v) {
   }
 }
 
-// lever() as (x, y): R.col1 * ox + R.col2 * oy, lane by lane.
-inline __m128d lever2(const Body& b, const Vec2& anchor) {
-  const __m128d o = _mm_sub_pd(load_vec2(anchor), load_vec2(b.sweep.localCenter));
-  return _mm_add_pd(_mm_mul_pd(load_vec2(b.xf.R.col1), low_both(o)), _mm_mul_pd(load_vec2(b.xf.R.col2), high_both(o)));
-}
-
+// The position solve with each body's centre and each lever arm one (x, y) pair, as the
+// velocity solve above.
 template <int N>
 inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Body* const* bs) {
   Body* A[N];
   Body* B[N];
-  __m128d cA[N], cB[N], rA[N], rB[N];
+  XY cA[N], cB[N], rA[N], rB[N];
   double aA[N], aB[N];
   for (int k = 0; k < N; ++k) {
     A[k] = bs[2 * k];
     B[k] = bs[2 * k + 1];
     // The contact solver writes sweep.c field by field.
-    cA[k] = load_vec2_split(A[k]->sweep.c);
+    cA[k] = load_xy_split(A[k]->sweep.c);
     aA[k] = A[k]->sweep.a;
-    cB[k] = load_vec2_split(B[k]->sweep.c);
-    aB[k] = B[k]->sweep.a;
-    rA[k] = lever2(*A[k], js[k]->localAnchor1);
-    rB[k] = lever2(*B[k], js[k]->localAnchor2);
-  }
-  bool ok = true;
-  for (int k = 0; k < N; ++k) {
-    const double mA = A[k]->invMass, mB = B[k]->invMass, iA = A[k]->invI, iB = B[k]->invI;
-    const __m128d ptpC = _mm_sub_pd(_mm_add_pd(cB[k], rB[k]), _mm_add_pd(cA[k], rA[k]));
-    const __m128d sq = _mm_mul_pd(ptpC, ptpC);
-    const double squaredError = low(sq) + high(sq);
-    const Vec2 rAk{low(rA[k]), high(rA[k])}, rBk{low(rB[k]), high(rB[k])};
-    const Mat22 K = joint_k(mA, mB, iA, iB, rAk, rBk);
-    double det = K.col1.x * K.col2.y - K.col2.x * K.col1.y;
-    if (det != 0.0) det = 1.0 / det;
-    const double bx = -low(ptpC), by = -high(ptpC);
-    const double impulseX = det * (K.col2.y * bx - K.col2.x * by);
-    const double impulseY = det * (K.col1.x * by - K.col1.y * bx);
-    const __m128d impulse = _mm_set_pd(impulseY, impulseX);
-    cA[k] = _mm_sub_pd(cA[k], _mm_mul_pd(_mm_set1_pd(mA), impulse));
-    aA[k] -= iA * (rAk.x * impulseY - rAk.y * impulseX);
-    cB[k] = _mm_add_pd(cB[k], _mm_mul_pd(_mm_set1_pd(mB), impulse));
-    aB[k] += iB * (rBk.x * impulseY - rBk.y * impulseX);
-    ok = ok && squaredError <= kJointSquaredErrorBound;
-  }
-#else
-inline void set_body_sweep(Body& b, double cx, double cy, double a, double s, double c) {
-  b.sweep.c.x = cx;
-  b.sweep.c.y = cy;
-  b.sweep.a = a;
-  set_transform(b, s, c);
-}
-
-inline void sync_body(Body& b, double cx, double cy, double a, trig::Variant v) {
-  if (same_bits(a, b.xfAngle)) {
-    set_body_sweep(b, cx, cy, a, b.xf.R.col1.y, b.xf.R.col1.x);
-  } else {
-    const trig::SinCos r = trig::sincos(v, a);
-    set_body_sweep(b, cx, cy, a, r.s, r.c);
-  }
-}
-
-template <int N>
-inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Body* const* bs) {
-  Body* A[N];
-  Body* B[N];
-  double cAx[N], cAy[N], aA[N], cBx[N], cBy[N], aB[N];
-  Vec2 rA[N], rB[N];
-  for (int k = 0; k < N; ++k) {
-    A[k] = bs[2 * k];
-    B[k] = bs[2 * k + 1];
-    cAx[k] = A[k]->sweep.c.x;
-    cAy[k] = A[k]->sweep.c.y;
-    aA[k] = A[k]->sweep.a;
-    cBx[k] = B[k]->sweep.c.x;
-    cBy[k] = B[k]->sweep.c.y;
+    cB[k] = load_xy_split(B[k]->sweep.c);
     aB[k] = B[k]->sweep.a;
     rA[k] = lever(*A[k], js[k]->localAnchor1);
     rB[k] = lever(*B[k], js[k]->localAnchor2);
@@ -340,28 +230,23 @@ inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Bo
   bool ok = true;
   for (int k = 0; k < N; ++k) {
     const double mA = A[k]->invMass, mB = B[k]->invMass, iA = A[k]->invI, iB = B[k]->invI;
-    const double p1X = cAx[k] + rA[k].x;
-    const double p1Y = cAy[k] + rA[k].y;
-    const double p2X = cBx[k] + rB[k].x;
-    const double p2Y = cBy[k] + rB[k].y;
-    const double ptpCX = p2X - p1X;
-    const double ptpCY = p2Y - p1Y;
-    const double squaredError = ptpCX * ptpCX + ptpCY * ptpCY;
-    const Mat22 K = joint_k(mA, mB, iA, iB, rA[k], rB[k]);
+    const XY ptpC = (cB[k] + rB[k]) - (cA[k] + rA[k]);
+    const XY sq = ptpC * ptpC;
+    const double squaredError = x_of(sq) + y_of(sq);
+    const Vec2 rAk{x_of(rA[k]), y_of(rA[k])}, rBk{x_of(rB[k]), y_of(rB[k])};
+    const Mat22 K = joint_k(mA, mB, iA, iB, rAk, rBk);
     double det = K.col1.x * K.col2.y - K.col2.x * K.col1.y;
     if (det != 0.0) det = 1.0 / det;
-    const double bx = -ptpCX, by = -ptpCY;
+    const double bx = -x_of(ptpC), by = -y_of(ptpC);
     const double impulseX = det * (K.col2.y * bx - K.col2.x * by);
     const double impulseY = det * (K.col1.x * by - K.col1.y * bx);
-    cAx[k] -= mA * impulseX;
-    cAy[k] -= mA * impulseY;
-    aA[k] -= iA * (rA[k].x * impulseY - rA[k].y * impulseX);
-    cBx[k] += mB * impulseX;
-    cBy[k] += mB * impulseY;
-    aB[k] += iB * (rB[k].x * impulseY - rB[k].y * impulseX);
+    const XY impulse = xy(impulseX, impulseY);
+    cA[k] = cA[k] - both(mA) * impulse;
+    aA[k] -= iA * (rAk.x * impulseY - rAk.y * impulseX);
+    cB[k] = cB[k] + both(mB) * impulse;
+    aB[k] += iB * (rBk.x * impulseY - rBk.y * impulseX);
     ok = ok && squaredError <= kJointSquaredErrorBound;
   }
-#endif
   // The original synchronizes both bodies after the point correction and again after the
   // limit correction; the limit correction reads only sweep angles, so the first
   // synchronization is overwritten unread and is skipped (same bits, fewer sin/cos).
@@ -401,7 +286,6 @@ inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Bo
   // has them; sin and cos are pure, so a rotation whose angle did not change is computed
   // again to the same bits); a joint left over syncs its bodies on its own.
   int k = 0;
-#if defined(__SSE2__)
   for (; k + 2 <= N; k += 2) {
     const trig::SinCos4 r = trig::sincos4(variant, aA[k], aB[k], aA[k + 1], aB[k + 1]);
     set_body_sweep(*A[k], cA[k], aA[k], r.s[0], r.c[0]);
@@ -413,19 +297,6 @@ inline bool solve_position_n(trig::Variant variant, RevoluteJoint* const* js, Bo
     sync_body(*A[k], cA[k], aA[k], variant);
     sync_body(*B[k], cB[k], aB[k], variant);
   }
-#else
-  for (; k + 2 <= N; k += 2) {
-    const trig::SinCos4 r = trig::sincos4(variant, aA[k], aB[k], aA[k + 1], aB[k + 1]);
-    set_body_sweep(*A[k], cAx[k], cAy[k], aA[k], r.s[0], r.c[0]);
-    set_body_sweep(*B[k], cBx[k], cBy[k], aB[k], r.s[1], r.c[1]);
-    set_body_sweep(*A[k + 1], cAx[k + 1], cAy[k + 1], aA[k + 1], r.s[2], r.c[2]);
-    set_body_sweep(*B[k + 1], cBx[k + 1], cBy[k + 1], aB[k + 1], r.s[3], r.c[3]);
-  }
-  for (; k < N; ++k) {
-    sync_body(*A[k], cAx[k], cAy[k], aA[k], variant);
-    sync_body(*B[k], cBx[k], cBy[k], aB[k], variant);
-  }
-#endif
   return ok;
 }
 
