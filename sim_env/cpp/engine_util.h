@@ -199,7 +199,14 @@ inline void set_transform_at(Body& b, XY c, double s, double co) {
   store_xy(b.xf.position, c - (col1 * x_both(lc) + col2 * y_both(lc)));
 }
 
-// The same from the body's stored sweep centre.
+// A body's new sweep centre and angle, and its transform from the angle's sine and cosine.
+inline void set_body_sweep(Body& b, XY c, double a, double s, double co) {
+  store_xy(b.sweep.c, c);
+  b.sweep.a = a;
+  set_transform_at(b, c, s, co);
+}
+
+// The transform from the body's stored sweep centre.
 inline void set_transform(Body& b, double s, double c) { set_transform_at(b, load_xy_split(b.sweep.c), s, c); }
 
 // The same, computing sine and cosine only when the angle changed (values kept in registers,

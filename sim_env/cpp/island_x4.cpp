@@ -107,10 +107,7 @@ QWOP_X4_INLINE void write_pose(const IslandX4& x, World* const* W, int k, int g)
   Body& B = W[g]->bodies[k];
   const BodyX4& p = x.body[k];
   const double c = p.c.v[g], s = p.s.v[g];
-  const XY cxy = xy(p.cx.v[g], p.cy.v[g]);
-  store_xy(B.sweep.c, cxy);
-  B.sweep.a = p.a.v[g];
-  set_transform_at(B, cxy, s, c);
+  set_body_sweep(B, xy(p.cx.v[g], p.cy.v[g]), p.a.v[g], s, c);
 }
 
 QWOP_X4_INLINE V limit_mask(World* const* W, int j, LimitState state) {

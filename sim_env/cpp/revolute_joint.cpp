@@ -191,13 +191,6 @@ inline void solve_velocity_n(RevoluteJoint* const* js, Body* const* bs, const Jo
   }
 }
 
-// A body's new sweep, and its transform from the sine and cosine of the new angle.
-inline void set_body_sweep(Body& b, XY c, double a, double s, double co) {
-  store_xy(b.sweep.c, c);
-  b.sweep.a = a;
-  set_transform_at(b, c, s, co);
-}
-
 // The same, reusing the stored rotation when the angle has not changed (sync_transform).
 inline void sync_body(Body& b, XY c, double a, trig::Variant v) {
   if (same_bits(a, b.xfAngle)) {
