@@ -152,12 +152,16 @@ struct Filter {
 // The game gives every body at most one fixture, so the fixture lives inside its body.
 struct Fixture {
   double hx, hy;  // setAsBox half extents
-  AABB aabb;  // swept AABB from the last synchronize (tight + radius)
+  // The box's AABB (tight + radius) at the body's transform xf, when aabbAtXf: set by the
+  // synchronizes, cleared when the step's integration moves xf on. The next step's swept
+  // AABB starts at that transform, so it reuses this instead of computing it again.
+  AABB aabb;
   double density, friction, restitution;
   Filter filter;
   int32_t proxy;  // tree node index (== node id), or kNull
   bool present;
   bool isSensor;
+  bool aabbAtXf;
   PolygonShape shape() const { return PolygonShape::box(hx, hy); }
   static constexpr double radius = settings::kLinearSlop;  // every box's (setAsBox)
 };
@@ -409,6 +413,10 @@ struct StepScratch {
   double R0Angle[kMaxBodies];
   uint32_t r0Valid;
   static_assert(kMaxBodies <= 32, "r0Valid has a bit per body");
+  // Each integrated body's position at the start of the step, where bit b of aabb0Valid
+  // says its fixture's AABB was of that transform (Fixture::aabbAtXf).
+  Vec2 P0[kMaxBodies];
+  uint32_t aabb0Valid;
   int32_t stack[kMaxBodies];
   // The island's joints in waves (World::plan_joint_waves): wave w is
   // waveJoints[waveStart[w] .. waveStart[w + 1]), joints that share no body.
@@ -546,7 +554,7 @@ class World : public WorldState {
   void unbuffer_move(int32_t proxy);
   void find_new_contacts();
   bool walk_reaches_first(int32_t x, int32_t y) const;
-  void synchronize_fixture(int32_t b, const Transform& xf1, const Transform& xf2);
+  void synchronize_fixture(int32_t b, const Transform& xf1, bool aabb1Known);
   void synchronize_fixtures(int32_t b, const StepScratch& s);
   void reset_mass_data(int32_t b);
 

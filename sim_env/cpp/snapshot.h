@@ -11,7 +11,7 @@
 namespace qwop {
 
 // Bump when Game's layout or semantics change: old snapshots are then refused.
-constexpr uint32_t kSnapshotVersion = 7;
+constexpr uint32_t kSnapshotVersion = 8;
 
 std::string take_snapshot(const Game& g);
 // Throws std::invalid_argument saying why the bytes are not a snapshot of this build.

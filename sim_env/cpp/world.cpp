@@ -105,6 +105,7 @@ void World::create_fixture(int32_t bi, const FixtureDef& def) {
   f.isSensor = def.isSensor;
   f.proxy = kNull;
   f.present = true;
+  f.aabbAtXf = false;
   if (b.flags & kBodyActive) {
     f.shape().compute_aabb(f.aabb, b.xf);
     f.proxy = create_proxy(f.aabb, bi);
@@ -203,14 +204,15 @@ void World::set_position_and_angle(int32_t bi, Vec2 p, double angle) {
   b.sweep.c.y += b.xf.position.y;
   b.sweep.c0 = b.sweep.c;
   b.sweep.a0 = b.sweep.a = angle;
-  if (b.fixture.present) synchronize_fixture(bi, b.xf, b.xf);
+  if (b.fixture.present) synchronize_fixture(bi, b.xf, false);
   find_new_contacts();
 }
 
 void World::synchronize_fixtures(int32_t bi, const StepScratch& s) {
   Body& b = bodies[bi];
   Transform xf1;
-  if ((s.r0Valid >> bi & 1u) && same_bits(b.sweep.a0, s.R0Angle[bi])) {
+  const bool r0 = (s.r0Valid >> bi & 1u) && same_bits(b.sweep.a0, s.R0Angle[bi]);
+  if (r0) {
     xf1.R = s.R0[bi];
   } else {
     xf1.R.set_angle(b.sweep.a0, trigVariant);
@@ -218,18 +220,31 @@ void World::synchronize_fixtures(int32_t bi, const StepScratch& s) {
   const Vec2& lc = b.sweep.localCenter;
   xf1.position.x = b.sweep.c0.x - (xf1.R.col1.x * lc.x + xf1.R.col2.x * lc.y);
   xf1.position.y = b.sweep.c0.y - (xf1.R.col1.y * lc.x + xf1.R.col2.y * lc.y);
-  if (b.fixture.present) synchronize_fixture(bi, xf1, b.xf);
+  // xf1 is the transform the step started from, bit for bit (its rotation, and the same
+  // position), when the fixture's AABB was of that transform: the AABB is then reused.
+  const bool aabb1Known = r0 && (s.aabb0Valid >> bi & 1u) && same_bits(xf1.position.x, s.P0[bi].x) &&
+                          same_bits(xf1.position.y, s.P0[bi].y);
+  if (b.fixture.present) synchronize_fixture(bi, xf1, aabb1Known);
 }
 
-void World::synchronize_fixture(int32_t bi, const Transform& xf1, const Transform& xf2) {
+// The swept AABB from xf1 to the body's transform xf; aabb1Known: the fixture's AABB is
+// xf1's.
+void World::synchronize_fixture(int32_t bi, const Transform& xf1, bool aabb1Known) {
+  const Transform& xf2 = bodies[bi].xf;
   Fixture& f = bodies[bi].fixture;
+  f.aabbAtXf = false;
   if (f.proxy == kNull) return;
-  AABB a1, a2;
-  box_aabb(a1, f.hx, f.hy, xf1);
-  box_aabb(a2, f.hx, f.hy, xf2);
-  aabb_combine(f.aabb, a1, a2);
+  AABB a1, swept;
+  if (aabb1Known) {
+    a1 = f.aabb;
+  } else {
+    box_aabb(a1, f.hx, f.hy, xf1);
+  }
+  box_aabb(f.aabb, f.hx, f.hy, xf2);
+  f.aabbAtXf = true;
+  aabb_combine(swept, a1, f.aabb);
   const Vec2 d{xf2.position.x - xf1.position.x, xf2.position.y - xf1.position.y};
-  move_proxy(f.proxy, f.aabb, d);
+  move_proxy(f.proxy, swept, d);
 }
 
 // ---------------------------------------------------------------- joints (section 3, 14)

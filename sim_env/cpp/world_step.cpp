@@ -28,6 +28,7 @@ TimeStep World::begin_step(double dt, int32_t velocityIterations, int32_t positi
   }
   flags |= kWorldLocked;
   scratch.r0Valid = 0;
+  scratch.aabb0Valid = 0;
   TimeStep step;
   step.dt = dt;
   step.velocityIterations = velocityIterations;
@@ -248,6 +249,11 @@ void World::island_integrate(const TimeStep& step, StepScratch& s) {
     s.R0[bi] = b.xf.R;
     s.R0Angle[bi] = b.xfAngle;
     s.r0Valid |= 1u << bi;
+    if (b.fixture.aabbAtXf) {
+      s.P0[bi] = b.xf.position;
+      s.aabb0Valid |= 1u << bi;
+      b.fixture.aabbAtXf = false;
+    }
     b.sweep.c.x += step.dt * b.linearVelocity.x;
     b.sweep.c.y += step.dt * b.linearVelocity.y;
     b.sweep.a += step.dt * b.angularVelocity;
