@@ -22,6 +22,7 @@
 #include "trig.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
@@ -91,8 +92,9 @@ struct Lookup {
 
 QWOP_TRIG_INLINE Lookup lookup(double ax) {
   const double u = kBig + ax;
-  const int k = static_cast<int>(static_cast<uint32_t>(bits(u))) << 2;
-  return {ax - (u - kBig), kSinCosTable[k], kSinCosTable[k + 1], kSinCosTable[k + 2], kSinCosTable[k + 3]};
+  // One row of four (the index is below 111 here): its four loads share one address.
+  const double* row = kSinCosTable + 4 * static_cast<std::size_t>(static_cast<uint32_t>(bits(u)));
+  return {ax - (u - kBig), row[0], row[1], row[2], row[3]};
 }
 
 template <bool F>
