@@ -475,20 +475,33 @@ struct WorldState {
   trig::Variant trigVariant;  // whose sin/cos the world computes; set before the first body
 };
 
+// The last wave plan of an island of at least kMinJoints joints (World::plan_joint_waves):
+// the runner's island mostly has the same joints in the same order from step to step. A
+// cache outside the world's state (snapshots neither hold nor compare it); count -1: none.
+struct WavePlan {
+  static constexpr int32_t kMinJoints = 4;  // smaller islands (the hurdle's) plan every time
+  int8_t joints[kMaxJoints];
+  int8_t order[kMaxJoints];
+  int8_t start[kMaxJoints + 1];
+  int8_t count = -1, waves = 0;
+};
+
 class World : public WorldState {
  public:
   World() = default;
   // The block is copied as bytes, the contacts slot by slot.
-  World(const World& o) : WorldState(), contacts(o.contacts) { copy_block<WorldState>(*this, o); }
+  World(const World& o) : WorldState(), contacts(o.contacts), plan(o.plan) { copy_block<WorldState>(*this, o); }
   World& operator=(const World& o) {
     if (this != &o) {
       copy_block<WorldState>(*this, o);
       contacts = o.contacts;
+      plan = o.plan;
     }
     return *this;
   }
 
   ContactStore contacts;
+  WavePlan plan;
 
   void init(Vec2 gravity, bool allowSleep, trig::Variant variant = trig::kFma);
 

@@ -53,6 +53,7 @@ void restore_snapshot(Game& g, const std::string& s) {
   std::memcpy(static_cast<void*>(static_cast<GameState*>(&g)), in, sizeof(GameState));
   std::memcpy(static_cast<void*>(static_cast<WorldState*>(&g.world)), in + sizeof(GameState), sizeof(WorldState));
   g.world.contacts.assign(in + kBlocks, static_cast<int32_t>(h.contacts));
+  g.world.plan = WavePlan{};  // the restored joints may differ from the ones it planned
 }
 
 }  // namespace qwop

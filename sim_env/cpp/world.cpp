@@ -30,6 +30,7 @@ void World::init(Vec2 g, bool sleep, trig::Variant variant) {
   tree.freeList = kNull;
   tree.nodeCount = 0;
   moveCount = 0;
+  plan.count = -1;
   overflow = false;
   BodyDef ground;  // the engine's own ground body, always last in the body list
   create_body(ground);
@@ -255,6 +256,7 @@ int32_t World::create_joint(const RevoluteJointDef& def) {
     overflow = true;
     return kNull;
   }
+  plan.count = -1;
   RevoluteJoint& j = joints[idx];
   std::memset(static_cast<void*>(&j), 0, sizeof(RevoluteJoint));
   j.inUse = true;
@@ -308,6 +310,7 @@ void World::flag_contacts_for_filtering(int32_t bodyA, int32_t bodyB) {
 }
 
 void World::destroy_joint(int32_t ji) {
+  plan.count = -1;
   RevoluteJoint& j = joints[ji];
   const bool collideConnected = j.collideConnected;
   if (j.prev != kNull) joints[j.prev].next = j.next;

@@ -171,8 +171,26 @@ int32_t joint_waves(const World& w, const int32_t* joints, int32_t n, int32_t* o
 
 void World::plan_joint_waves(StepScratch& s) {
   int32_t order[kMaxJoints];
-  s.waveCount = joint_waves(*this, s.joints, s.jointCount, order, s.waveStart);
-  for (int32_t k = 0; k < s.jointCount; ++k) {
+  const int32_t n = s.jointCount;
+  bool same = n == plan.count;
+  for (int32_t k = 0; same && k < n; ++k) same = plan.joints[k] == s.joints[k];
+  if (same) {
+    for (int32_t k = 0; k < n; ++k) order[k] = plan.order[k];
+    s.waveCount = plan.waves;
+    for (int32_t v = 0; v <= plan.waves; ++v) s.waveStart[v] = plan.start[v];
+  } else {
+    s.waveCount = joint_waves(*this, s.joints, n, order, s.waveStart);
+    if (n >= WavePlan::kMinJoints) {
+      for (int32_t k = 0; k < n; ++k) {
+        plan.joints[k] = static_cast<int8_t>(s.joints[k]);
+        plan.order[k] = static_cast<int8_t>(order[k]);
+      }
+      for (int32_t v = 0; v <= s.waveCount; ++v) plan.start[v] = static_cast<int8_t>(s.waveStart[v]);
+      plan.waves = static_cast<int8_t>(s.waveCount);
+      plan.count = static_cast<int8_t>(n);
+    }
+  }
+  for (int32_t k = 0; k < n; ++k) {
     RevoluteJoint& j = joints[s.joints[order[k]]];
     s.waveJoints[k] = &j;
     s.waveData[k] = &s.jointData[order[k]];
