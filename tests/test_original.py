@@ -61,15 +61,21 @@ def game(request: pytest.FixtureRequest) -> BrowserGame:
     g.close()
 
 
+def _assert_same_run(page: dict, want: dict) -> None:
+    """Every update's state, flags and score of the page's run equal `want`'s, bit for bit
+    (want's flags cast to the page's types)."""
+    assert len(page["state"]) == len(want["state"])
+    assert page["state"].tobytes() == want["state"].tobytes()
+    for k in ("fallen", "game_ended", "jump_landed", "score_time", "score"):
+        assert page[k].tobytes() == np.asarray(want[k]).astype(page[k].dtype).tobytes(), k
+
+
 @pytest.mark.parametrize("path", RUN_TRACES, ids=lambda p: p.stem)
 def test_trace_bit_for_bit_in_the_original(game: BrowserGame, path: Path) -> None:
     t = np.load(path)
     out = game.replay(t["keys"].astype(np.int8))
     assert out["initial"].tobytes() == t["initial"].tobytes()
-    assert len(out["state"]) == len(t["state"])
-    assert out["state"].tobytes() == t["state"].tobytes()
-    for k in ("fallen", "game_ended", "jump_landed", "score_time", "score"):
-        assert out[k].tobytes() == t[k].astype(out[k].dtype).tobytes(), k
+    _assert_same_run(out, t)
     assert not _page_errors(game)
 
 
@@ -98,12 +104,15 @@ def _random_sequence(rng: np.random.Generator, kind: str, n: int) -> np.ndarray:
     return keys
 
 
-@pytest.mark.parametrize("kind", ["uniform", "held", "gait_noise", "session"])
+RANDOM_KINDS = ["uniform", "held", "gait_noise", "session"]
+
+
+@pytest.mark.parametrize("kind", RANDOM_KINDS)
 def test_random_play_equals_the_simulator_in_the_original(game: BrowserGame, kind: str) -> None:
     """Key sequences no stored trace holds (seeded, so a failure repeats): the original and the
     simulator give the same bits in every update, flags and score included. Sessions restart
     the run at random updates (R), holding keys through the restart."""
-    rng = np.random.default_rng(["uniform", "held", "gait_noise", "session"].index(kind) + 11)
+    rng = np.random.default_rng(RANDOM_KINDS.index(kind) + 11)
     for _ in range(3):
         if kind == "session":
             events = _random_sequence(rng, "held", 1500)
@@ -113,11 +122,7 @@ def test_random_play_equals_the_simulator_in_the_original(game: BrowserGame, kin
             keys = _random_sequence(rng, kind, 2500)
             ours, theirs = sim_env.replay(keys), game.replay(keys)
             assert theirs["initial"].tobytes() == ours["initial"].tobytes()
-        assert len(theirs["state"]) == len(ours["state"])
-        assert theirs["state"].tobytes() == ours["state"].tobytes()
-        for k in ("fallen", "game_ended", "jump_landed", "score_time", "score"):
-            want = np.asarray(theirs[k])
-            assert want.tobytes() == np.asarray(ours[k]).astype(want.dtype).tobytes(), k
+        _assert_same_run(theirs, ours)
     assert not _page_errors(game)
 
 
