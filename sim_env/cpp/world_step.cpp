@@ -181,11 +181,15 @@ void World::plan_joint_waves(StepScratch& s) {
   } else {
     s.waveCount = joint_waves(*this, s.joints, n, order, s.waveStart);
     if (n >= WavePlan::kMinJoints) {
-      for (int32_t k = 0; k < n; ++k) {
-        plan.joints[k] = static_cast<int8_t>(s.joints[k]);
-        plan.order[k] = static_cast<int8_t>(order[k]);
+      // Whole arrays (unused tails cleared): loops bounded by n made GCC 12 warn of writes
+      // past them, which n <= kMaxJoints rules out.
+      for (int32_t k = 0; k < kMaxJoints; ++k) {
+        plan.joints[k] = k < n ? static_cast<int8_t>(s.joints[k]) : int8_t{-1};
+        plan.order[k] = k < n ? static_cast<int8_t>(order[k]) : int8_t{-1};
       }
-      for (int32_t v = 0; v <= s.waveCount; ++v) plan.start[v] = static_cast<int8_t>(s.waveStart[v]);
+      for (int32_t v = 0; v <= kMaxJoints; ++v) {
+        plan.start[v] = v <= s.waveCount ? static_cast<int8_t>(s.waveStart[v]) : int8_t{0};
+      }
       plan.waves = static_cast<int8_t>(s.waveCount);
       plan.count = static_cast<int8_t>(n);
     }
