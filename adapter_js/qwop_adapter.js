@@ -19,6 +19,10 @@
  *   setScoreTime(t)          -> set scoreTime (a recording's game time at page load)
  *   hold(flag)               -> hold back (true) or release (false) the page's own updates
  *   drain()                  -> real-time: base64 records of every update since the last drain
+ *   stream(flag)             -> real-time, direct channel only: from now on push each update's
+ *                               record to the harness as it is written (true), or stop (false);
+ *                               answers the records not yet drained, like drain()
+ *   clock()                  -> {timeOrigin, now}: the page clock (ms) that records' wall_ms use
  *   renderFrames(n)          -> resolves after n animation frames (the canvas shows the state)
  *
  * The same calls are served on a direct WebSocket channel when the harness gives one
@@ -43,7 +47,7 @@
 (() => {
   "use strict";
   if (window.__qwopAdapter) return;
-  const VERSION = "2.1.0";
+  const VERSION = "2.2.0";
   const SPEC = window.__QWOP_SPEC__;
   if (!SPEC) throw new Error("QWOP adapter: window.__QWOP_SPEC__ is missing (inject sim_env.spec.for_page() first)");
   const PARTS = SPEC.parts;
@@ -82,6 +86,12 @@
   const ring = new Float64Array(cfg.ringCapacity * RECORD_SIZE);
   let ringWrite = 0;     // records written in total
   let ringRead = 0;      // records drained in total
+  // Streaming: each record is also pushed on the channel as soon as its update has run, so the
+  // harness learns of an update within a millisecond without polling (a poll is a task on the
+  // page's main thread, which delays the page's frames).
+  let streaming = false;
+  let pushSocket = null;
+  let pushed = 0;
 
   function describe(obj) {
     const keys = [];
@@ -173,6 +183,16 @@
           const slot = ringWrite % cfg.ringCapacity;
           writeRecord(ring, slot * RECORD_SIZE, event);
           ringWrite++;
+          if (streaming && pushSocket && pushSocket.readyState === 1) {
+            // [-1, record]: -1 tells a push from a call's reply, whose first value (the dropped
+            // count) is never negative.
+            const msg = new Float64Array(1 + RECORD_SIZE);
+            msg[0] = -1;
+            msg.set(ring.subarray(slot * RECORD_SIZE, (slot + 1) * RECORD_SIZE), 1);
+            pushSocket.send(msg.buffer);
+            ringRead = ringWrite;
+            pushed++;
+          }
         });
       }
       return r;
@@ -249,6 +269,20 @@
     for (const cb of cbs) realRAF(cb);
   }
 
+  function drainRing() {
+    const available = ringWrite - ringRead;
+    const dropped = Math.max(0, available - cfg.ringCapacity);
+    const start = ringRead + dropped;
+    const n = ringWrite - start;
+    const out = new Float64Array(n * RECORD_SIZE);
+    for (let i = 0; i < n; i++) {
+      const slot = (start + i) % cfg.ringCapacity;
+      out.set(ring.subarray(slot * RECORD_SIZE, (slot + 1) * RECORD_SIZE), i * RECORD_SIZE);
+    }
+    ringRead = ringWrite;
+    return { records: out, dropped: dropped };
+  }
+
   // The calls; those that return states give a Float64Array of records (and a dropped count).
   const calls = {
     health() {
@@ -257,7 +291,7 @@
         heldUpdates: heldUpdates, heldResets: heldResets, heldFrames: heldFrameCount,
         preRunnerUpdates: preRunnerUpdates, host: window.location.host,
         hostOk: /foddy/i.test(window.location.host), seen: seen, errors: errors,
-        recorded: ringWrite, drained: ringRead, channel: channelState,
+        recorded: ringWrite, drained: ringRead, channel: channelState, streaming: streaming, pushed: pushed,
         sound: !window.Howler ? "none" : (window.Howler.silent ? "silent stand-in" : "howler.js"),
       };
       if (game) {
@@ -319,19 +353,13 @@
       if (initial === null) { initial = new Float64Array(RECORD_SIZE); writeRecord(initial, 0, -1); }
       return { records: initial };
     },
-    drain() {
-      const available = ringWrite - ringRead;
-      const dropped = Math.max(0, available - cfg.ringCapacity);
-      const start = ringRead + dropped;
-      const n = ringWrite - start;
-      const out = new Float64Array(n * RECORD_SIZE);
-      for (let i = 0; i < n; i++) {
-        const slot = (start + i) % cfg.ringCapacity;
-        out.set(ring.subarray(slot * RECORD_SIZE, (slot + 1) * RECORD_SIZE), i * RECORD_SIZE);
-      }
-      ringRead = ringWrite;
-      return { records: out, dropped: dropped };
+    drain() { return drainRing(); },
+    stream(flag) {
+      if (flag && !(pushSocket && pushSocket.readyState === 1)) throw new Error("stream needs the direct channel");
+      streaming = !!flag;
+      return drainRing();
     },
+    clock() { return { timeOrigin: performance.timeOrigin, now: performance.now() }; },
     renderFrames(n) {
       rendering++;
       releaseFrames();
@@ -366,8 +394,8 @@
     let ws;
     try { ws = new WebSocket(url); } catch (e) { channelState = "failed: " + e; return; }
     ws.binaryType = "arraybuffer";
-    ws.onopen = () => { channelState = "open"; };
-    ws.onclose = () => { channelState = "closed"; };
+    ws.onopen = () => { channelState = "open"; pushSocket = ws; };
+    ws.onclose = () => { channelState = "closed"; streaming = false; if (pushSocket === ws) pushSocket = null; };
     ws.onerror = () => { channelState = "error"; };
     ws.onmessage = (ev) => {
       let req;

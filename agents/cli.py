@@ -128,6 +128,10 @@ def _eval(args: argparse.Namespace) -> int:
 
     model = str(check_model_file(args.model or PRETRAINED))
     noise = 0 if args.no_noise else args.start_noise
+    if args.predict and not (args.browser and args.mode == "realtime"):
+        raise UserInputError("--predict is for --browser --mode realtime")
+    if args.mode == "realtime" and not args.browser:
+        raise UserInputError("--mode realtime is for --browser; in the simulator, --late P emulates real time")
     if args.browser and args.late:
         raise UserInputError("--late emulates real time in the simulator; in the browser use --mode realtime")
     if args.browser:
@@ -140,6 +144,7 @@ def _eval(args: argparse.Namespace) -> int:
             start_noise_updates=noise,
             headless=not args.show,
             progress=True,
+            predict=args.predict,
         )
         print(format_report(report))
         best = int(report["best_index"])
@@ -170,6 +175,14 @@ def _eval(args: argparse.Namespace) -> int:
     if args.gif:
         print(f"GIF of the best episode: {gif_of_keys(keys, args.gif)}")
     return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from agents.play import main_play
+
+    if args.sim and (args.game or args.show):
+        raise UserInputError("--game and --show are for the browser; --sim plays in the simulator")
+    return main_play(args, PRETRAINED)
 
 
 BEST_RUN_OUT = "best_run.npz"
@@ -328,7 +341,54 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gif", help="write a GIF of the best episode")
     p.add_argument("--trace", help="write the best episode as a demo-format trace")
     p.add_argument("--show", action="store_true", help="show the browser window")
+    p.add_argument(
+        "--predict",
+        action="store_true",
+        help="--mode realtime: predicted decisions (a mirror of the page decides ahead; see qwop play)",
+    )
     p.set_defaults(func=_eval)
+    p = sub.add_parser(
+        "play",
+        help="play the original in real time, the exact simulator in the loop (lookahead from a mirror of the page)",
+        description="Plays the original in a browser at its own pace with real key presses, from a fresh page each "
+        "episode. A mirror of the page in the simulator follows it bit for bit; each decision is computed ahead "
+        "from its exact state, is the action whose rollout of MODEL goes fastest (--horizon decisions deep), and "
+        "is sent the moment the page has run the update before the one it is for.",
+    )
+    p.add_argument("model", nargs="?", help="model .zip guiding the lookahead (default: the shipped pretrained model)")
+    p.add_argument("--episodes", type=positive_int, default=1, help="episodes, each from a fresh page (default 1)")
+    p.add_argument("--mode", default="realtime", choices=["realtime", "lockstep"], help="the page's pace")
+    p.add_argument("--sim", action="store_true", help="in the simulator (a real-time page emulated) instead")
+    p.add_argument(
+        "--late",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="--sim: the chance that a key change lands one update late (default 0)",
+    )
+    p.add_argument(
+        "--horizon",
+        type=nonnegative_int,
+        default=30,
+        help="decisions of the model's rollout after each tried action (default 30; 0: the plain policy)",
+    )
+    p.add_argument(
+        "--late-weight",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="weigh each action's outcome if its keys landed an update late by P (default 0: not tried)",
+    )
+    p.add_argument("--game", help=GAME_HELP)
+    p.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
+    p.add_argument("--show", action="store_true", help="a visible browser window, to watch the run")
+    p.add_argument("--time-limit", type=positive_float, default=120.0, help="game seconds per episode (default 120)")
+    p.add_argument("--seed", type=int, default=0, help="--sim: seed of the intro screen's length and late keys")
+    p.add_argument("--strict", action="store_true", help="stop at the first difference between page and mirror")
+    p.add_argument("--trace", help="write the best episode's whole page session (replays exactly: qwop replay)")
+    p.add_argument("--out", help="a new folder for every episode's trace and report.json")
+    p.add_argument("--gif", help="write a GIF of the best episode")
+    p.set_defaults(func=_play)
     p = sub.add_parser(
         "search",
         help="plan the fastest 100 m in the simulator, for open-loop replay in the original",

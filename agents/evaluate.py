@@ -187,9 +187,11 @@ def evaluate_browser(
     seed: int = 0,
     headless: bool = True,
     progress: bool = False,
+    predict: bool = False,
 ) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray, float]]]:
     """Evaluate in the browser (the original game); returns the report and, per episode, the
-    page's initial state, the adapter records of every update and the page's game time at load."""
+    page's initial state, the adapter records of every update and the page's game time at load.
+    ``predict``: real time with predicted decisions (the env's ``predict`` option)."""
     import gymnasium
 
     import browser_env  # noqa: F401 (registers the env)
@@ -204,6 +206,7 @@ def evaluate_browser(
         mode=mode,
         backend=backend,
         headless=headless,
+        **({"predict": True} if predict else {}),
         **dict(info["env"], time_limit=time_limit, start_noise_updates=noise, start_runs=[], late_decision_prob=0.0),
     ).unwrapped
     scores, times, finished, fell, records = [], [], [], [], []
@@ -249,7 +252,7 @@ def evaluate_browser(
             bar.close()
         env.close()
     report = _report(scores, times, finished, fell)
-    report["where"] = f"browser ({mode}, {backend})"
+    report["where"] = f"browser ({mode}{', predicted decisions' if predict else ''}, {backend})"
     report["page_sincos"] = page_sincos
     if mode == "realtime":
         report["decisions"] = decisions

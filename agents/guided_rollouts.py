@@ -12,6 +12,7 @@ then go either way).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,6 +153,7 @@ def policy_rollouts(
     policy: GuidePolicy,
     lookahead: int,
     threads: int = 1,
+    deadline: float | None = None,
 ) -> dict[str, Any]:
     """For each row c: copy game ``parent[c]``, run ``keys[c]`` (the first decision), then let
     ``policy`` act greedily for ``lookahead`` decisions (stopping when the game ends).
@@ -161,6 +163,8 @@ def policy_rollouts(
     (RUNNING, FINISHED, FELL), ``rollout_x`` (torso x in metres where it ended),
     ``rollout_time`` (the finish time, else the game time where it ended), ``rollout_keys``
     (n, lookahead * frame_skip) with ``rollout_len`` updates used, and ``total_updates``.
+    ``deadline`` (``time.monotonic()``): stop the rollouts there, all rows at the same depth
+    (``rollout_depth``: the decisions they got), for a controller that must answer in time.
     """
     first = games.expand(parent, keys, threads=threads, keep=True)
     child = first.pop("games")
@@ -176,9 +180,11 @@ def policy_rollouts(
     live = np.flatnonzero(end == RUNNING)
     g = child.select(live.astype(np.int32))
     state = first["state"][live]
+    depth = 0
     for _ in range(lookahead):
-        if len(live) == 0:
+        if len(live) == 0 or (deadline is not None and time.monotonic() > deadline):
             break
+        depth += 1
         k = np.repeat(masks[policy.act(state)][:, None], fs, axis=1)
         o = g.expand(np.arange(len(live), dtype=np.int32), k, threads=threads, keep=True)
         total += int(o["updates"].sum())
@@ -202,6 +208,7 @@ def policy_rollouts(
         "rollout_time": t,
         "rollout_keys": rkeys,
         "rollout_len": rlen,
+        "rollout_depth": depth,
         "total_updates": total,
     }
 

@@ -11,7 +11,9 @@ The socket is served in the calling thread (wsproto does the WebSocket framing, 
 of its own), so a call costs no thread hand-offs. Requests are JSON ``{"m": call, "a":
 [args]}``; the page answers records as binary (one float64 dropped count, then the records)
 and anything else as JSON ``{"r": result}`` or ``{"error": message}`` (see
-``adapter_js/qwop_adapter.js``).
+``adapter_js/qwop_adapter.js``). While the page streams (the adapter's ``stream`` call), it
+also pushes each update's record unasked, as binary whose first float64 is -1; those are kept
+apart from the replies and read with :meth:`DirectChannel.pushed`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import secrets
 import select
 import socket
 import time
+from collections import deque
 from typing import Any
 
 import numpy as np
@@ -49,6 +52,7 @@ class _Connection:
         self.sock = sock
         self.ws = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
         self._parts: list[bytes | str] = []
+        self._ready: deque[Any] = deque()  # events parsed from data already read, not yet used
         self._timeout: float | None = None
 
     def _events(self, timeout_s: float) -> list[Any]:
@@ -74,13 +78,21 @@ class _Connection:
                     self.sock.sendall(self.ws.send(AcceptConnection()))
                     return True
 
+    def ws_pending(self) -> bool:
+        """Whether whole messages are already parsed and waiting (no socket read needed)."""
+        return bool(self._ready)
+
     def send_text(self, text: str) -> None:
         self.sock.sendall(self.ws.send(TextMessage(data=text)))
 
     def receive(self, timeout_s: float) -> bytes | str:
-        """The next whole message; ``timeout_s`` bounds each wait for data."""
+        """The next whole message; ``timeout_s`` bounds each wait for data. One read from the
+        socket may hold several messages: the ones after the first wait in ``_ready``."""
         while True:
-            for ev in self._events(timeout_s):
+            if not self._ready:
+                self._ready.extend(self._events(timeout_s))
+            while self._ready:
+                ev = self._ready.popleft()
                 if isinstance(ev, Message):
                     self._parts.append(ev.data)
                     if ev.message_finished:
@@ -104,6 +116,7 @@ class DirectChannel:
         self._token = secrets.token_hex(16)
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._conn: _Connection | None = None
+        self._pushed: deque[np.ndarray] = deque()  # records pushed by the page, not yet read
 
     @property
     def url(self) -> str:
@@ -117,6 +130,7 @@ class DirectChannel:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        self._pushed.clear()
         deadline = time.monotonic() + timeout_s
         newest: _Connection | None = None
         while True:
@@ -150,10 +164,12 @@ class DirectChannel:
             raise ChannelError("the page is not connected")
         try:
             conn.send_text(json.dumps({"m": method, "a": args}, separators=(",", ":")))
-            reply = conn.receive(timeout_s)
+            while True:
+                reply = conn.receive(timeout_s)
+                if not self._keep_push(reply):
+                    break
         except (ConnectionError, TimeoutError, OSError) as exc:
-            conn.close()
-            self._conn = None
+            self._drop(conn)
             raise ChannelError(f"the page did not answer {method}: {exc}") from exc
         if isinstance(reply, bytes):
             data = np.frombuffer(reply, dtype=np.float64)
@@ -162,6 +178,44 @@ class DirectChannel:
         if "error" in msg:
             raise ChannelError(msg["error"])
         return msg["r"]
+
+    def _keep_push(self, message: bytes | str) -> bool:
+        """Keep ``message`` if the page pushed it (a streamed record); True if it did."""
+        if isinstance(message, bytes) and len(message) >= 8 and np.frombuffer(message[:8], np.float64)[0] < 0:
+            self._pushed.append(np.frombuffer(message, dtype=np.float64)[1:].copy())
+            return True
+        return False
+
+    def _drop(self, conn: _Connection) -> None:
+        conn.close()
+        self._conn = None
+
+    def pushed(self, timeout_s: float) -> list[np.ndarray]:
+        """The records the page pushed since the last call (flat float64 arrays, one record
+        each), waiting up to ``timeout_s`` for the first when there are none yet."""
+        conn = self._conn
+        if not self._pushed and conn is not None:
+            try:
+                message = conn.receive(timeout_s)
+            except TimeoutError:
+                return []
+            except (ConnectionError, OSError) as exc:
+                self._drop(conn)
+                raise ChannelError(f"the page's stream broke: {exc}") from exc
+            if not self._keep_push(message):
+                raise ChannelError("the page sent a reply that no call asked for")
+            while self._ready(conn):  # whatever else has arrived already, without waiting
+                if not self._keep_push(conn.receive(timeout_s)):
+                    raise ChannelError("the page sent a reply that no call asked for")
+        if conn is None and not self._pushed:
+            raise ChannelError("the page is not connected")
+        out = list(self._pushed)
+        self._pushed.clear()
+        return out
+
+    @staticmethod
+    def _ready(conn: _Connection) -> bool:
+        return bool(conn.ws_pending() or select.select([conn.sock], [], [], 0)[0])
 
     def close(self) -> None:
         if self._conn is not None:

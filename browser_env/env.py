@@ -15,6 +15,14 @@ and action spaces (and the same options) as ``QwopSim-v0``.
   the step. ``episode_records`` keeps the whole page session (the intro screen's updates and
   the click included), so an episode's trace replays exactly.
 
+- ``mode="realtime", predict=True``: predicted decisions (``browser_env.predicted``). A mirror
+  of the page in the simulator follows it bit for bit; a step sends its keys the moment the page
+  has run the update before the one they are meant for, and returns the observation of the
+  state just before the next decision's update, computed by the mirror before the page gets
+  there, so the agent decides ahead of the page. ``info["late_updates"]`` says where the keys
+  landed; the next decision is a frame-skip after that. ``env.unwrapped.play`` is the session
+  (its ``mirror``, its decisions' ``stats``).
+
 ``env.unwrapped.history`` is the session since page load (``sim_env.replay_session``
 events), ``episode_keys()`` the lock-step episode's key masks.
 """
@@ -30,6 +38,8 @@ from gymnasium import spaces
 
 import sim_env
 from browser_env.game import BrowserGame
+from browser_env.pages import LivePage
+from browser_env.predicted import PredictedPlay
 from sim_env.env_config import EnvConfig
 from sim_env.observation import OBS_SIZE
 from sim_env.rewards import REWARD_TERMS
@@ -59,6 +69,8 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         headless: bool = True,
         render_mode: str | None = None,
         step_timeout_s: float = 5.0,
+        predict: bool = False,
+        strict_mirror: bool = False,
         **options: Any,
     ) -> None:
         self.config = EnvConfig(**options)
@@ -68,8 +80,15 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError("late_decision_prob emulates real time in the simulator; in the browser: mode='realtime'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if predict and mode != "realtime":
+            raise ValueError("predict=True is for mode='realtime' (in lock-step every decision is on time)")
         self.render_mode = render_mode
         self.mode = mode
+        self.predict = predict
+        self.strict_mirror = strict_mirror
+        self.play: PredictedPlay | None = None
+        self._live: LivePage | None = None
+        self._point_before = 0
         self.step_timeout_s = step_timeout_s
         self._masks = self.config.masks
         self.action_space = spaces.Discrete(len(self._masks))
@@ -81,9 +100,16 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         self._keys: list[int] = []
         self._held = 0
         self._step_extra: dict[str, Any] = {}
-        self.episode_records: list[np.ndarray] = []  # every update of the episode, as adapter records
+        self._records: list[np.ndarray] = []  # every update of the episode, as adapter records
         self.episode_initial: np.ndarray | None = None  # the page's state at load, before any update
         self.episode_initial_score_time = 0.0  # the page's game time then
+
+    @property
+    def episode_records(self) -> list[np.ndarray]:
+        """Every update of the episode's page session, as adapter records (arrays of rows)."""
+        if self.play is not None:
+            return [np.stack(self.play.records)] if self.play.records else []
+        return self._records
 
     @property
     def history(self) -> list[int]:
@@ -111,14 +137,25 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         super().reset(seed=seed)
         g = self.game
         self._keys = []
-        self.episode_records = []
+        self._records = []
+        self.play = None
         noise = np.zeros(0, dtype=np.int8)
         if self.mode == "lockstep":
             g.new_page()
             noise = self.config.draw_start(self.np_random)
             if noise.size:
-                self.episode_records.append(g.run(noise))
+                self._records.append(g.run(noise))
                 self._keys.extend(int(k) for k in noise)
+        elif self.predict:
+            if self._held:
+                g.press(0, self._held)
+            self._held = 0
+            if self._live is None:
+                self._live = LivePage(g)  # one per env: it knows which keys the browser holds
+            self.play = PredictedPlay(self._live, self.config.frame_skip, strict=self.strict_mirror)
+            self.play.begin()
+            self._point_before = self.play.point
+            g.observe(self.play.records[-1])
         else:
             if self._held:
                 g.press(0, self._held)
@@ -129,7 +166,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             while True:
                 rec = g.drain()  # the intro screen's updates belong to the session: keep them
                 if len(rec):
-                    self.episode_records.append(rec)
+                    self._records.append(rec)
                 if len(rec) and int(rec[-1, REC_FLAGS]) & FLAG_FIRST_CLICK:
                     g.observe(rec[-1])
                     break
@@ -152,6 +189,8 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
     def advance(self, mask: int, updates: int) -> Advanced:
         """The update source of the stepper: run one step's updates in the page."""
         g = self.game
+        if self.play is not None:
+            return self._predicted_step(mask)
         if self.mode == "lockstep":
             records = g.run(np.full(updates, mask, dtype=np.int8), stop_on_end=True)
             self._keys.extend([mask] * len(records))
@@ -159,8 +198,35 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             meant = int(g.updates) + 1  # the update right after the one observed
             records, landed = self._realtime_step(mask, updates)
             self._step_extra = {"landed_update": landed, "late_updates": max(0, landed - meant), "records": records}
-        self.episode_records.append(records)
+        self._records.append(records)
         return Advanced(g.body_state(), g.score_time, len(records), g.game_ended, g.fallen, g.jump_landed, g.score)
+
+    def _predicted_step(self, mask: int) -> Advanced:
+        play = self.play
+        assert play is not None
+        d = play.act(mask)
+        self._step_extra = {
+            "intended_update": d.intended,
+            "landed_update": d.landed,
+            "late_updates": max(0, d.landed - d.intended),
+        }
+        snap = play.decision_state()
+        if snap is None:  # the mirror differed from the page: the page's own state, when it gets there
+            state = play.page_state()
+            self.game.observe(play.records[-1])
+            sim = play.sim
+        else:
+            sim = sim_env.QwopSim(sincos=play.sim.sincos)
+            sim.restore(snap)
+            if sim.game_ended:  # the game ends before the next decision: wait for the page's end
+                play.finish(wait=True)
+                self._held = 0
+                sim = play.sim
+            state = sim.body_state()
+            self.game.observe(play.records[-1])
+        updates = play.point - self._point_before
+        self._point_before = play.point
+        return Advanced(state, sim.score_time, updates, sim.game_ended, sim.fallen, sim.jump_landed, sim.score)
 
     def _realtime_step(self, mask: int, updates: int) -> tuple[np.ndarray, int]:
         g = self.game

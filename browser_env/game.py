@@ -8,8 +8,9 @@ Lock-step mode holds back the page's own updates and runs them through the adapt
 run in the browser is a pure function of its key sequence (and of the session history:
 the game's reset changes how the engine pairs contacts, so ``history`` keeps every update
 and reset since the page loaded, replayable with ``sim_env.replay_session``). Real-time
-mode lets the page run on its own clock and records every update the page makes (see
-``browser_env.realtime``).
+mode lets the page run on its own clock and records every update the page makes; with
+:meth:`BrowserGame.stream` the page pushes each record the moment its update has run (what
+``browser_env.predicted`` plays on).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def decode_records(payload: dict[str, Any]) -> np.ndarray:
 
 
 # Adapter calls that answer with records (the rest answer plain JSON).
-RECORD_CALLS = frozenset({"run", "reset", "state", "initial", "drain"})
+RECORD_CALLS = frozenset({"run", "reset", "state", "initial", "drain", "stream"})
 
 
 def records_to_trace(records: np.ndarray) -> dict[str, np.ndarray]:
@@ -440,6 +441,32 @@ class BrowserGame:
         if dropped:
             raise RuntimeError(f"the adapter's ring buffer overflowed: {dropped} updates were lost")
         return records
+
+    def stream(self, on: bool = True) -> np.ndarray:
+        """Real-time mode: from now on the page pushes each update's record as soon as the
+        update has run (read them with :meth:`pushed`); returns the records not yet drained.
+        Needs the direct channel."""
+        if self._channel is None or not self._channel.connected:
+            raise GameLoadError("streaming needs the direct channel to the page, which is not connected")
+        records, dropped = self.call("stream", bool(on))
+        if dropped:
+            raise RuntimeError(f"the adapter's ring buffer overflowed: {dropped} updates were lost")
+        return records
+
+    def pushed(self, timeout_s: float) -> np.ndarray:
+        """The records the page pushed since the last call, (n, RECORD_SIZE); waits up to
+        ``timeout_s`` for the first when none has come yet (then n may be 0)."""
+        assert self._channel is not None
+        try:
+            got = self._channel.pushed(timeout_s)
+        except ChannelError as exc:
+            raise GameLoadError(f"the page stopped streaming: {exc}") from exc
+        return np.stack(got) if got else np.zeros((0, RECORD_SIZE))
+
+    def clock_offset_ms(self) -> float:
+        """Add to the page's clock (records' ``wall_ms``) to get Unix time in ms (``time.time()``)."""
+        c = self.call("clock")
+        return float(c["timeOrigin"])
 
     def screenshot(self) -> np.ndarray:
         """The game canvas as an (H, W, 3) uint8 array."""

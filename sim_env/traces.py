@@ -25,8 +25,11 @@ TRACE_ARRAYS = ("state", "fallen", "game_ended", "jump_landed", "score_time", "s
 
 
 def reference_dir() -> Path | None:
-    """The reference data folder: $QWOP_REFERENCE, else ../shared/qwop-reference."""
+    """The reference data folder: $QWOP_REFERENCE, else ../shared/qwop-reference; None when
+    there is none, or when $QWOP_REFERENCE is "none" (to test as a clone alone would)."""
     env = os.environ.get("QWOP_REFERENCE")
+    if env == "none":
+        return None
     candidates = [Path(env)] if env else []
     root = Path(__file__).resolve().parent.parent
     candidates.append(root.parent / "shared" / "qwop-reference")

@@ -153,6 +153,24 @@ def test_realtime_key_presses_land_in_the_right_update(standin: Path, backend: s
     np.testing.assert_array_equal(np.diff(rec[:, 0]), 1)  # every update, once
 
 
+def test_realtime_stream_pushes_every_update_once(standin: Path) -> None:
+    with BrowserGame(standin, backend="playwright", mode="realtime") as g:
+        g.new_page(start=False)
+        g.click_canvas()
+        rows = [g.stream(True)]  # what the page ran before, then each update as it runs
+        deadline = time.monotonic() + 20.0
+        while sum(len(r) for r in rows) < len(rows[0]) + 30 and time.monotonic() < deadline:
+            rows.append(g.pushed(1.0))
+            if len(rows) == 5:
+                assert len(g.drain()) == 0  # pushed records count as drained (a reply between pushes)
+        health = g.health()
+        rows.append(g.stream(False))
+        rows.append(g.pushed(0.2))
+    rec = np.concatenate(rows)
+    np.testing.assert_array_equal(np.diff(rec[:, 0]), 1)  # none lost, none doubled
+    assert health["streaming"] and health["pushed"] >= 30
+
+
 def test_realtime_keeps_thirty_updates_per_second(standin: Path) -> None:
     seconds = 4.0
     with BrowserGame(standin, backend="playwright", mode="realtime") as g:

@@ -244,6 +244,58 @@ def test_realtime_eval_trace_replays_exactly(tmp_path: Path) -> None:
 RECORDS = sorted((Path(__file__).resolve().parent.parent / "agents" / "records").glob("*.npz"))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_realtime_play_mirror_equals_the_page_at_every_update(backend: str) -> None:
+    """``qwop play``'s loop on the original: the mirror equals the page at every update (strict:
+    the first difference fails), the lookahead's keys land where they are meant to, the
+    session replays exactly."""
+    from agents.cli import PRETRAINED
+    from agents.guided_rollouts import guide_from_model
+    from agents.lookahead import LookaheadController
+    from agents.play import play_episode, replays_exactly
+    from browser_env.pages import LivePage
+
+    controller = LookaheadController(guide_from_model(str(PRETRAINED)), horizon=30)
+    page = LivePage(BrowserGame(ORIGINAL, backend=backend, mode="realtime"))
+    try:
+        ep = play_episode(page, controller, time_limit=10.0, strict=True, settle_s=0.5)
+        assert not _page_errors(page.game)
+    finally:
+        page.close()
+    assert ep.mirror_ok and ep.decisions >= 60 and ep.score > 5.0
+    first = int(np.flatnonzero(ep.records[:, 2].astype(int) & 32)[0])
+    assert len(ep.records) - first >= 10.0 * 30 - 5  # every update of the run was followed
+    np.testing.assert_array_equal(np.diff(ep.records[:, 0]), 1)
+    assert replays_exactly(ep)
+    # Keys sent the moment the update before theirs has run: nearly all land in it (a bound
+    # loose enough for a busy machine; the figures are measured by qwop play, docs/realtime.md).
+    assert ep.on_time >= 0.9 * ep.decisions, (ep.on_time, ep.decisions)
+
+
+def test_browser_env_predicted_observation_is_the_page_state_ahead() -> None:
+    import gymnasium
+
+    import browser_env  # noqa: F401
+    from sim_env.observation import observe
+
+    env = gymnasium.make(
+        "QwopBrowser-v0", game=str(ORIGINAL), mode="realtime", predict=True, strict_mirror=True, frame_skip=4
+    )
+    try:
+        obs, _ = env.reset()
+        u = env.unwrapped
+        for a in [5, 5, 7, 7, 2, 2, 5, 5, 7, 7, 1, 1, 6, 6]:
+            obs, _, term, trunc, info = env.step(a)
+            if term or trunc:
+                break
+            # the observation came before the page ran the update it shows: wait for it and compare
+            np.testing.assert_array_equal(obs, observe(u.play.page_state()[None])[0])
+            assert info["landed_update"] >= info["intended_update"]
+        assert u.play.mirror.ok and u.play.stats.on_time >= 0.8 * len(u.play.stats.decisions)
+    finally:
+        env.close()
+
+
 @pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.stem)
 def test_planner_record_replays_open_loop_in_the_original(game: BrowserGame, path: Path) -> None:
     """A run the planner found in the simulator finishes in the original in the same time,

@@ -544,7 +544,10 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("finished", [](const QwopSim& s) { return s.game().finished(); },
                              "The game ended with a finish: the final jump landed at 100 m or more (finished_100m).")
       .def_property_readonly("paused", [](const QwopSim& s) { return s.game().flags.pause; })
-      .def_property_readonly("score_time", [](const QwopSim& s) { return s.game().scoreTime; })
+      .def_property("score_time", [](const QwopSim& s) { return s.game().scoreTime; },
+                    [](QwopSim& s, double t) { s.game().scoreTime = t; },
+                    "Game time (s). Settable: a page counts time from before its runner exists, so a mirror of a "
+                    "page starts from the time the page had counted at load.")
       .def_property_readonly("score", [](const QwopSim& s) { return s.game().score; })
       .def_property_readonly("distance_m", [](const QwopSim& s) { return s.game().distance_m(); },
                              "Torso centre x in metres (continuous; score is its rounded value).")
