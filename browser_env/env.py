@@ -21,7 +21,8 @@ and action spaces (and the same options) as ``QwopSim-v0``.
   state just before the next decision's update, computed by the mirror before the page gets
   there, so the agent decides ahead of the page. ``info["late_updates"]`` says where the keys
   landed; the next decision is a frame-skip after that. ``env.unwrapped.play`` is the session
-  (its ``mirror``, its decisions' ``stats``).
+  (its ``mirror``, its decisions' ``stats``). ``settle_s``: seconds on the intro screen before
+  the click (default 1, as a person waits; a page's first second runs its updates unevenly).
 
 ``env.unwrapped.history`` is the session since page load (``sim_env.replay_session``
 events), ``episode_keys()`` the lock-step episode's key masks.
@@ -71,6 +72,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         step_timeout_s: float = 5.0,
         predict: bool = False,
         strict_mirror: bool = False,
+        settle_s: float = 1.0,
         **options: Any,
     ) -> None:
         self.config = EnvConfig(**options)
@@ -86,6 +88,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         self.mode = mode
         self.predict = predict
         self.strict_mirror = strict_mirror
+        self.settle_s = float(settle_s)
         self.play: PredictedPlay | None = None
         self._live: LivePage | None = None
         self._point_before = 0
@@ -153,7 +156,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             if self._live is None:
                 self._live = LivePage(g)  # one per env: it knows which keys the browser holds
             self.play = PredictedPlay(self._live, self.config.frame_skip, strict=self.strict_mirror)
-            self.play.begin()
+            self.play.begin(settle_s=self.settle_s)
             self._point_before = self.play.point
             g.observe(self.play.records[-1])
         else:

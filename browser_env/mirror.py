@@ -93,7 +93,9 @@ class PageMirror:
             self.sim.score_time = float(initial_score_time)
         self.strict = strict
         self.divergence: Divergence | None = None
-        self.page_update = -1  # the page's index of the last update followed
+        # The page's index of the last update followed: a page counts its updates from 1 (the
+        # adapter's update_index), so 0 before the first.
+        self.page_update = 0
         self.updates = 0  # updates followed
         self.events: list[int] = []  # the session's events (sim_env.replay_session), click included
         self._check_state(np.asarray(initial_state, dtype=np.float64).reshape(len(PARTS), len(STATE_COLUMNS)), -1)
@@ -112,7 +114,7 @@ class PageMirror:
         mirror has differed (it still follows the page's events, to report, not to predict)."""
         r = np.asarray(record, dtype=np.float64)
         update = int(r[REC_UPDATE])
-        if self.page_update >= 0 and update != self.page_update + 1:
+        if update != self.page_update + 1:
             self._diverged(Divergence(update, "update index (a record was missed)", update, self.page_update + 1))
         self.page_update = update
         flags = int(r[REC_FLAGS])

@@ -155,17 +155,17 @@ class SimulatedPage:
         self._pending: tuple[int, int] | None = None  # keys and the update index they land in
         self._sim: sim_env.QwopSim | None = None
         self._click_at = 0
-        self._index = 0
+        self._index = 1
 
     def open(self) -> PageStart:
         self._sim = sim_env.QwopSim(first_click=not self.realtime, sincos=self.sincos)
         self.held = self._effective = 0
         self._pending = None
-        self._index = 0
+        self._index = 1  # a page counts its updates from 1, as the adapter does
         t0 = 0.0
         if self.realtime:
             lo, hi = self.intro_updates
-            self._click_at = int(self.rng.integers(lo, hi + 1))
+            self._click_at = 1 + int(self.rng.integers(lo, hi + 1))
             t0 = float(self.rng.integers(0, 90)) / UPDATES_PER_SECOND  # time counted before the runner existed
             self._sim.score_time = t0
         return PageStart(self._sim.body_state(), t0, self.sincos, not self.realtime)

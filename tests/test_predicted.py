@@ -161,3 +161,23 @@ def test_qwop_play_bad_input(tmp_path: Path) -> None:
     one_line_error(qwop("play", "--sim", "--out", str(tmp_path / "full")), "not empty")
     one_line_error(qwop("play", "--sim", "--trace", str(tmp_path / "no" / "t.npz")), "does not exist")
     one_line_error(qwop("play", str(tmp_path / "missing.zip"), "--sim"), "missing.zip")
+
+
+def test_lookahead_answers_by_its_deadline(guide) -> None:
+    import time
+
+    play, _ = _play(SimulatedPage(seed=6), [9] * 10)
+    snap = play.decision_state()
+    ctl = LookaheadController(guide, horizon=8)
+    unhurried = ctl.decide(snap, play.page.held)
+    assert ctl.decide(snap, play.page.held, deadline=time.monotonic() + 60.0) == unhurried
+    assert ctl.short_of_time == 0
+    plain = LookaheadController(guide, horizon=0).decide(snap, play.page.held)
+    assert ctl.decide(snap, play.page.held, deadline=time.monotonic() - 0.01) == plain  # keys already due
+    assert ctl.short_of_time == 1
+    games = sim_env.GameSet().select(np.zeros(0, dtype=np.int32))
+    games.add(snap)
+    keys = np.repeat(guide.masks[:, None], guide.frame_skip, axis=1)
+    cut = policy_rollouts(games, np.zeros(len(keys), dtype=np.int32), keys, guide, 8, deadline=time.monotonic())
+    assert cut["rollout_depth"] == 0 and (cut["rollout_len"] == 0).all()
+    assert play.deadline() is None  # a simulated page waits for its controller
