@@ -18,6 +18,7 @@ from agents.algorithms import ALGORITHMS
 from sim_env.usage import (
     OneLineParser,
     UserInputError,
+    check_out_folders,
     nonnegative_int,
     one_line,
     positive_float,
@@ -127,6 +128,7 @@ def _eval(args: argparse.Namespace) -> int:
     from agents.model_files import check_model_file
 
     model = str(check_model_file(args.model or PRETRAINED))
+    check_out_folders(args.gif, args.trace)  # before the evaluation, not after it
     noise = 0 if args.no_noise else args.start_noise
     if args.predict and not (args.browser and args.mode == "realtime"):
         raise UserInputError("--predict is for --browser --mode realtime")
@@ -149,19 +151,20 @@ def _eval(args: argparse.Namespace) -> int:
         print(format_report(report))
         best = int(report["best_index"])
         initial, rec, t0 = records[best]
-        trace = save_browser_recording(
-            rec,
-            initial,
-            Path(args.trace or "eval_browser.npz"),
-            {"source": f"qwop eval --browser ({args.mode})", "model": model},
-            t0,
-        )
-        print(f"demo-format trace of the best episode: {trace} (qwop replay {trace} --sim)")
-        if args.gif:
-            from demos.format import load_demo
-            from demos.replay import write_video
+        if args.trace or args.gif:
+            import tempfile
 
-            print(f"GIF: {write_video(load_demo(trace), args.gif, every=2)}")
+            from demos.format import load_demo
+
+            meta = {"source": f"qwop eval --browser ({args.mode})", "model": model}
+            with tempfile.TemporaryDirectory() as tmp:
+                trace = save_browser_recording(rec, initial, Path(args.trace or Path(tmp) / "best.npz"), meta, t0)
+                if args.trace:
+                    print(f"demo-format trace of the best episode: {trace} (qwop replay {trace} --sim)")
+                if args.gif:
+                    from demos.replay import write_video
+
+                    print(f"GIF: {write_video(load_demo(trace), args.gif, every=2)}")
         return 0
     report = evaluate_sim(
         model, episodes=args.episodes or 32, start_noise_updates=noise, progress=True, late_decision_prob=args.late
@@ -245,6 +248,15 @@ def _plan(args: argparse.Namespace) -> int:
     from agents.search import save_keys_as_demo
 
     if args.resume:
+        defaults = build_parser().parse_args(["search"])
+        kept = ("seed", "beam", "guide", "lookahead", "children", "horizon", "time_limit", "speed_weight", "from_run")
+        given = [n for n in kept if getattr(args, n) != getattr(defaults, n)]
+        if given:
+            flags = ", ".join("--" + n.replace("_", "-") for n in given)
+            raise UserInputError(
+                f"{flags}: a resumed search keeps the settings it was saved with; --resume takes a budget "
+                "(--updates, --minutes) and --threads, --ray, --out, --gif"
+            )
         state = load_state(args.resume)
         state_path = Path(args.resume)
     else:

@@ -378,6 +378,7 @@ def load_state(path: str | Path) -> SearchState:
             if meta.get("version") != STATE_VERSION:
                 raise ValueError(f"state version {meta.get('version')}, this planner reads {STATE_VERSION}")
             st = SearchState(config=PlannerConfig(**meta["config"]))
+            st.config.check()  # a state edited by hand (horizon 0 would never end a stage)
             st.keys = [row.astype(np.int8) for row in z["beam_keys"]]
             st.history = [(int(u), float(b), float(f)) for u, b, f in z["history"]]
             st.wall = [float(w) for w in z["wall"]]

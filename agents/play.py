@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 
 import sim_env
-from agents.evaluate import _report
+from agents.evaluate import _report, format_report
 from agents.guided_rollouts import guide_from_model
 from agents.lookahead import LookaheadController
 from browser_env.predicted import PredictedPlay
-from sim_env.usage import UserInputError
+from sim_env.usage import UserInputError, check_out_folders
 
 DEFAULT_HORIZON = 30  # decisions; measured against 15 and 0 (docs/realtime.md)
 SETTLE_S = 1.0  # seconds on the intro screen before the click, in a real page
@@ -184,12 +184,7 @@ def report(episodes: list[PlayedEpisode], where: str) -> dict[str, Any]:
 
 
 def format_play_report(r: dict[str, Any]) -> str:
-    if r["best_run_finished"]:
-        best = f"best {r['best_run_time_s']:.2f} s"
-    else:
-        best = f"best run {r['best_run_distance_m']:.1f} m, not finished"
-    m = r.get("median_finish_time_s")
-    median = f", median {m:.2f} s (a fall counting as slowest)" if m is not None else ""
+    """``qwop eval``'s report line, then the decisions on time, the page's clock and the mirror."""
     clock = ""
     if "slack_ms_p1" in r:
         clock = (
@@ -197,10 +192,8 @@ def format_play_report(r: dict[str, Any]) -> str:
         )
     mirror = "the mirror equalled the page at every update" if r["mirror_equal"] else "; ".join(r["divergences"])
     return (
-        f"{r['where']}: {r['episodes']} episodes; finished {r['success_rate']:.0%}; {best}{median}; "
-        f"mean distance {r['mean_distance_m']:.1f} m; decisions in their intended update "
-        f"{r['on_time_decisions']} of {r['decisions']} ({r['on_time_share']:.1%}; {r['late_decisions']} late, "
-        f"{r['very_late_decisions']} by two updates or more){clock}; {mirror}"
+        f"{format_report(r)}; decisions in their intended update {r['on_time_decisions']} of {r['decisions']} "
+        f"({r['on_time_share']:.1%}){clock}; {mirror}"
     )
 
 
@@ -209,9 +202,7 @@ def main_play(args: Any, default_model: Path) -> int:
     from agents.model_files import check_model_file
 
     model = str(check_model_file(args.model or default_model))
-    for path in (args.trace, args.gif):
-        if path and not Path(path).resolve().parent.is_dir():
-            raise UserInputError(f"the folder of {path} does not exist; create it or choose another path")
+    check_out_folders(args.trace, args.gif)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None and out_dir.exists() and any(out_dir.iterdir()):
         raise UserInputError(f"{out_dir} exists and is not empty; choose a new folder for --out")

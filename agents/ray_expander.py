@@ -74,8 +74,10 @@ class RayExpander:
     ) -> dict[str, Any]:
         """The guided search's tries and rollouts, one block of tries per worker."""
         parts = self._run(self._remote_rollouts, games, parent, keys, self.ray.put(policy), lookahead)
-        out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "total_updates"}
+        scalars = ("total_updates", "rollout_depth")
+        out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k not in scalars}
         out["total_updates"] = sum(int(p["total_updates"]) for p in parts)
+        out["rollout_depth"] = min(int(p["rollout_depth"]) for p in parts)
         return out
 
     def _run(self, remote: Any, games: sim_env.GameSet, parent: np.ndarray, keys: np.ndarray, *extra: Any) -> list:

@@ -49,6 +49,16 @@ nonnegative_int = _number(int, 0, False, "a whole number of at least 0")
 positive_float = _number(float, 0.0, True, "a number greater than 0")
 
 
+def check_out_folders(*paths: str | None) -> None:
+    """Output files go where the user says, into folders that exist (none is created unasked);
+    checked before any long work starts."""
+    from pathlib import Path
+
+    for p in paths:
+        if p and not Path(p).resolve().parent.is_dir():
+            raise UserInputError(f"the folder of {p} does not exist; create it or choose another path")
+
+
 def probability(text: str) -> float:
     """argparse type: a number in [0, 1]."""
     value = _number(float, 0.0, False, "a number from 0 to 1")(text)

@@ -181,3 +181,10 @@ def test_lookahead_answers_by_its_deadline(guide) -> None:
     cut = policy_rollouts(games, np.zeros(len(keys), dtype=np.int32), keys, guide, 8, deadline=time.monotonic())
     assert cut["rollout_depth"] == 0 and (cut["rollout_len"] == 0).all()
     assert play.deadline() is None  # a simulated page waits for its controller
+
+
+def test_eval_bad_outputs_and_modes_fail_before_any_work(tmp_path: Path) -> None:
+    one_line_error(qwop("eval", "--gif", str(tmp_path / "no" / "x.gif")), "does not exist")
+    one_line_error(qwop("eval", "--trace", str(tmp_path / "no" / "x.npz")), "does not exist")
+    one_line_error(qwop("eval", "--mode", "realtime"), "--mode realtime is for --browser")
+    one_line_error(qwop("eval", "--predict"), "--predict is for --browser --mode realtime")

@@ -117,3 +117,28 @@ def test_help_explains_the_options() -> None:
     assert p.returncode == 0 and "how many runs to sample" in text and "same best run" in text and "--resume" in text
     p = qwop("browser-bench", "--help")
     assert p.returncode == 0 and "--quick" in p.stdout and "--game" in p.stdout
+
+
+def test_resuming_a_search_state_with_impossible_settings(tmp_path: Path) -> None:
+    import json
+
+    state, out = tmp_path / "s.npz", tmp_path / "o.npz"
+    p = qwop("search", "--updates", "3000", "--beam", "4", "--children", "2", "--state", str(state), "--out", str(out))
+    assert p.returncode == 0, p.stderr[-2000:]
+    for change, needle in (
+        ({"horizon": 0}, "horizon must be at least 1"),
+        ({"beam": 0}, "beam must be at least 1"),
+        ({"min_hold": 9, "max_hold": 3}, "max_hold (3) must be at least min_hold (9)"),
+    ):
+        with np.load(state, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        meta = json.loads(str(arrays["meta"]))
+        meta["config"].update(change)
+        arrays["meta"] = np.array(json.dumps(meta))
+        bad = tmp_path / f"bad_{next(iter(change))}.npz"
+        np.savez(bad, **arrays)
+        one_line_error(qwop("search", "--resume", str(bad), "--updates", "100"), needle)
+    one_line_error(qwop("search", "--resume", str(state), "--seed", "3", "--updates", "100"), "--seed", "keeps")
+    one_line_error(
+        qwop("search", "--resume", str(state), "--beam", "9", "--guide", "--updates", "9"), "--beam, --guide"
+    )
