@@ -178,6 +178,10 @@ def validate_arrays(a: dict[str, np.ndarray], where: str = "demo") -> None:
         raise DemoFormatError(
             f"{where}: events[{bad[0]}] = {ev[bad[0]]} is not an event (0..{last_reset} or {CLICK_EVENT})"
         )
+    keys = a["keys"]
+    bad = np.flatnonzero((keys < -1) | (keys > 15))
+    if bad.size:
+        raise DemoFormatError(f"{where}: keys[{bad[0]}] = {keys[bad[0]]} is not a key mask (0..15, or -1 on the click)")
     if (ev == CLICK_EVENT).sum() > 1:
         raise DemoFormatError(f"{where}: more than one click event")
     for k in ("fallen", "game_ended", "jump_landed", "episode_partial"):
@@ -193,9 +197,11 @@ def validate_arrays(a: dict[str, np.ndarray], where: str = "demo") -> None:
         if not 0 <= s < e <= t:
             raise DemoFormatError(f"{where}: episode {i} spans rows [{s}, {e}), outside 0..{t}")
     try:
-        json.loads(str(a["meta"]))
+        meta = json.loads(str(a["meta"]))
     except json.JSONDecodeError as exc:
         raise DemoFormatError(f"{where}: 'meta' is not valid JSON: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise DemoFormatError(f"{where}: 'meta' must be a JSON object, got a {type(meta).__name__}")
 
 
 def demo_files(paths: str | Path | list[str | Path]) -> list[Path]:

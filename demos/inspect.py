@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,9 @@ def main_demos(action: str, files: list[str]) -> int:
         try:
             s = summary(p)
         except (DemoFormatError, FileNotFoundError) as exc:
+            if action != "validate":  # info and list need readable files: a user error
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
             print(f"{p}: INVALID: {exc}")
             status = 1
             continue

@@ -142,3 +142,29 @@ def test_resuming_a_search_state_with_impossible_settings(tmp_path: Path) -> Non
     one_line_error(
         qwop("search", "--resume", str(state), "--beam", "9", "--guide", "--updates", "9"), "--beam, --guide"
     )
+
+
+def test_demos_with_a_list_for_meta_or_an_impossible_key(tmp_path: Path) -> None:
+    import json
+
+    from demos.format import load_demo
+
+    good = tmp_path / "good.npz"
+    p = qwop("eval", "--episodes", "1", "--no-noise", "--trace", str(good))
+    assert p.returncode == 0, p.stderr[-2000:]
+    arrays = dict(load_demo(good).arrays)
+    cases = {
+        "list_meta": ({"meta": np.array(json.dumps([1, 2]))}, "must be a JSON object"),
+        "key_77": (
+            {"keys": np.where(np.arange(len(arrays["keys"])) == 5, 77, arrays["keys"]).astype(np.int8)},
+            "keys[5] = 77",
+        ),
+    }
+    for name, (change, needle) in cases.items():
+        bad = tmp_path / f"{name}.npz"
+        np.savez(bad, **{**arrays, **change})
+        for action in ("info", "list"):
+            one_line_error(qwop("demos", action, str(bad)), needle)
+        p = qwop("demos", "validate", str(bad))
+        assert p.returncode == 1 and needle in p.stdout and "Traceback" not in p.stderr
+    one_line_error(qwop("demos", "info", str(tmp_path / "missing.npz")), "missing.npz")
