@@ -392,8 +392,16 @@ def load_state(path: str | Path) -> SearchState:
     st.rng, st.stage, st.farthest_m = meta["rng"], meta["stage"], meta["farthest_m"]
     st.updates, st.cpu_seconds, st.restarts = meta["updates"], meta["cpu_seconds"], meta["restarts"]
     if st.best_keys is not None:
+        out = sim_env.replay(st.best_keys, sincos=st.config.sincos)
+        # The saved best run must be what the file says it is: a finish in best_time_s.
+        finished = bool(sim_env.finished_100m(out["game_ended"][-1], out["jump_landed"][-1], out["score"][-1]))
+        if not finished or float(out["score_time"][-1]) != float(meta["best_time_s"]):
+            raise UserInputError(
+                f"cannot resume from {p}: its best run does not replay to a finish in {meta['best_time_s']} s; "
+                "start a new search without --resume"
+            )
         st.best_time_s = meta["best_time_s"]
-        st.best_x = sim_env.replay(st.best_keys, sincos=st.config.sincos)["state"][:, TORSO, 0] / UNITS_PER_METRE
+        st.best_x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
     return st
 
 

@@ -138,6 +138,18 @@ def test_resuming_a_search_state_with_impossible_settings(tmp_path: Path) -> Non
         bad = tmp_path / f"bad_{next(iter(change))}.npz"
         np.savez(bad, **arrays)
         one_line_error(qwop("search", "--resume", str(bad), "--updates", "100"), needle)
+    # a best run that is not what the state says it is
+    from demos.format import load_demo
+
+    record = Path(__file__).resolve().parents[1] / "agents" / "records" / "guided_seed0_41.10s.npz"
+    keys = load_demo(record).arrays["keys"]
+    with np.load(state, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta["best_time_s"] = 1.0
+    forged = tmp_path / "forged.npz"
+    np.savez(forged, **{**arrays, "meta": np.array(json.dumps(meta)), "best_keys": keys[keys >= 0].astype(np.int8)})
+    one_line_error(qwop("search", "--resume", str(forged), "--updates", "100"), "does not replay to a finish in 1.0 s")
     one_line_error(qwop("search", "--resume", str(state), "--seed", "3", "--updates", "100"), "--seed", "keeps")
     one_line_error(
         qwop("search", "--resume", str(state), "--beam", "9", "--guide", "--updates", "9"), "--beam, --guide"
