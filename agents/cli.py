@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from agents.algorithms import ALGORITHMS
+from agents.lookahead import DEFAULT_HORIZON
 from sim_env.usage import (
     OneLineParser,
     UserInputError,
@@ -123,7 +124,7 @@ def _eval(args: argparse.Namespace) -> int:
         evaluate_sim,
         format_report,
         gif_of_keys,
-        save_browser_recording,
+        write_trace_and_gif,
     )
     from agents.model_files import check_model_file
 
@@ -151,20 +152,8 @@ def _eval(args: argparse.Namespace) -> int:
         print(format_report(report))
         best = int(report["best_index"])
         initial, rec, t0 = records[best]
-        if args.trace or args.gif:
-            import tempfile
-
-            from demos.format import load_demo
-
-            meta = {"source": f"qwop eval --browser ({args.mode})", "model": model}
-            with tempfile.TemporaryDirectory() as tmp:
-                trace = save_browser_recording(rec, initial, Path(args.trace or Path(tmp) / "best.npz"), meta, t0)
-                if args.trace:
-                    print(f"demo-format trace of the best episode: {trace} (qwop replay {trace} --sim)")
-                if args.gif:
-                    from demos.replay import write_video
-
-                    print(f"GIF: {write_video(load_demo(trace), args.gif, every=2)}")
+        meta = {"source": f"qwop eval --browser ({args.mode})", "model": model}
+        write_trace_and_gif(rec, initial, t0, meta, args.trace, args.gif)
         return 0
     report = evaluate_sim(
         model, episodes=args.episodes or 32, start_noise_updates=noise, progress=True, late_decision_prob=args.late
@@ -381,8 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--horizon",
         type=nonnegative_int,
-        default=30,
-        help="decisions of the model's rollout after each tried action (default 30; 0: the plain policy)",
+        default=DEFAULT_HORIZON,
+        help=f"decisions of the model's rollout after each tried action (default {DEFAULT_HORIZON}; 0: plain policy)",
     )
     p.add_argument(
         "--late-weight",

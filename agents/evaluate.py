@@ -271,6 +271,32 @@ def save_browser_recording(
     return save_demo(out, session_arrays(initial, records, False, initial_score_time), meta)
 
 
+def write_trace_and_gif(
+    records: np.ndarray,
+    initial: np.ndarray,
+    initial_score_time: float,
+    meta: dict[str, Any],
+    trace: str | Path | None = None,
+    gif: str | Path | None = None,
+) -> None:
+    """A browser episode's demo-format trace and its GIF, each only where asked (the GIF is
+    drawn from a trace, kept in a temporary folder when no trace was asked for)."""
+    if not (trace or gif):
+        return
+    import tempfile
+
+    from demos.format import load_demo
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = save_browser_recording(records, initial, Path(trace or Path(tmp) / "best.npz"), meta, initial_score_time)
+        if trace:
+            print(f"demo-format trace of the best episode: {path} (qwop replay {path} --sim)")
+        if gif:
+            from demos.replay import write_video
+
+            print(f"GIF of the best episode: {write_video(load_demo(path), gif, every=2)}")
+
+
 def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
     """A GIF of a run replayed in the simulator, drawn from the simulator's states."""
     from tqdm import tqdm

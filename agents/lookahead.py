@@ -19,6 +19,7 @@ import numpy as np
 import sim_env
 from agents.guided_rollouts import GuidePolicy, policy_rollouts, rollout_rank
 
+DEFAULT_HORIZON = 30  # decisions; against the plain policy (0), docs/results.md
 MIN_LOOKAHEAD_S = 0.004  # below this before the keys are due, no rollout: the plain policy decides
 
 
@@ -27,7 +28,7 @@ class LookaheadController:
     """Chooses each decision's key mask from the exact state (see the module's docstring)."""
 
     guide: GuidePolicy
-    horizon: int = 30  # decisions of the guide after the tried action (0: the plain policy)
+    horizon: int = DEFAULT_HORIZON  # decisions of the guide after the tried action (0: the plain policy)
     late: float = 0.0  # the chance a press lands an update late, which the rollouts weigh in
     sincos: str = "fma"  # the sin/cos of the game being played (the page's)
 
@@ -86,4 +87,4 @@ class LookaheadController:
         return int(self._masks[int(np.argmax(rank))])
 
 
-__all__ = ["LookaheadController"]
+__all__ = ["DEFAULT_HORIZON", "LookaheadController"]

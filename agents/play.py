@@ -24,14 +24,12 @@ from typing import Any
 
 import numpy as np
 
-import sim_env
-from agents.evaluate import _report, format_report
+from agents.evaluate import _report, format_report, save_browser_recording, write_trace_and_gif
 from agents.guided_rollouts import guide_from_model
 from agents.lookahead import LookaheadController
 from browser_env.predicted import PredictedPlay
 from sim_env.usage import UserInputError, check_out_folders
 
-DEFAULT_HORIZON = 30  # decisions; measured against 15 and 0 (docs/realtime.md)
 SETTLE_S = 1.0  # seconds on the intro screen before the click, in a real page
 
 
@@ -138,16 +136,15 @@ def play_episode(
     )
 
 
-def replays_exactly(ep: PlayedEpisode, sincos: str = "fma") -> bool:
+def replays_exactly(ep: PlayedEpisode) -> bool:
     """Whether the episode's session, replayed in the simulator from its events, gives every
-    recorded state, bit for bit (what ``qwop replay TRACE --sim`` checks)."""
+    recorded update (what ``qwop replay TRACE --sim`` checks)."""
+    from demos.format import Demo
     from demos.record import session_arrays
+    from demos.replay import replay_sim
 
     arrays = session_arrays(ep.initial, ep.records, False, ep.initial_score_time)
-    out = sim_env.replay_session(arrays["events"], initial_score_time=ep.initial_score_time, sincos=sincos)
-    a = np.ascontiguousarray(out["state"]).view(np.int64)
-    b = np.ascontiguousarray(arrays["state"]).view(np.int64)
-    return bool(a.shape == b.shape and (a == b).all())
+    return replay_sim(Demo(None, arrays))[1] is None
 
 
 def report(episodes: list[PlayedEpisode], where: str) -> dict[str, Any]:
@@ -237,7 +234,14 @@ def main_play(args: Any, default_model: Path) -> int:
             bar.update(args.time_limit - shown[0])
             episodes.append(e)
             if out_dir is not None:
-                _save_episode(e, out_dir / f"episode_{ep:02d}.npz", model, args, label)
+                out_dir.mkdir(parents=True, exist_ok=True)
+                save_browser_recording(
+                    e.records,
+                    e.initial,
+                    out_dir / f"episode_{ep:02d}.npz",
+                    _episode_meta(e, model, args, label),
+                    e.initial_score_time,
+                )
             end = (
                 f"finished in {e.time_s:.2f} s" if e.finished else f"{e.score:.1f} m, {'fell' if e.fell else 'stopped'}"
             )
@@ -260,29 +264,22 @@ def main_play(args: Any, default_model: Path) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "report.json").write_text(json.dumps(r, indent=1) + "\n")
         print(f"every episode's trace and report.json are in {out_dir}/")
-    if args.trace:
-        path = _save_episode(best, Path(args.trace), model, args, label)
-        print(f"trace of the best episode: {path} (qwop replay {path} --sim)")
-    if args.gif:
-        from demos.format import load_demo
-        from demos.replay import write_video
-
-        trace = (
-            Path(args.trace)
-            if args.trace
-            else _save_episode(best, Path(args.gif).with_suffix(".npz"), model, args, label)
-        )
-        print(f"GIF of the best episode: {write_video(load_demo(trace), args.gif, every=2)}")
+    write_trace_and_gif(
+        best.records,
+        best.initial,
+        best.initial_score_time,
+        _episode_meta(best, model, args, label),
+        args.trace,
+        args.gif,
+    )
     if interrupted:
         print(f"interrupted: {len(episodes)} episode(s) reported", file=sys.stderr)
         return 130
     return 0
 
 
-def _save_episode(e: PlayedEpisode, path: Path, model: str, args: Any, label: str) -> Path:
-    from agents.evaluate import save_browser_recording
-
-    meta = {
+def _episode_meta(e: PlayedEpisode, model: str, args: Any, label: str) -> dict[str, Any]:
+    return {
         "source": f"qwop play ({label})",
         "model": model,
         "horizon": args.horizon,
@@ -291,8 +288,6 @@ def _save_episode(e: PlayedEpisode, path: Path, model: str, args: Any, label: st
         "time_s": e.time_s,
         "decisions_on_time": f"{e.on_time} of {e.decisions}",
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return save_browser_recording(e.records, e.initial, path, meta, e.initial_score_time)
 
 
-__all__ = ["DEFAULT_HORIZON", "PlayedEpisode", "format_play_report", "main_play", "make_page", "play_episode", "report"]
+__all__ = ["PlayedEpisode", "format_play_report", "main_play", "make_page", "play_episode", "report"]

@@ -204,7 +204,7 @@ class DirectChannel:
                 raise ChannelError(f"the page's stream broke: {exc}") from exc
             if not self._keep_push(message):
                 raise ChannelError("the page sent a reply that no call asked for")
-            while self._ready(conn):  # whatever else has arrived already, without waiting
+            while self._has_more(conn):  # whatever else has arrived already, without waiting
                 if not self._keep_push(conn.receive(timeout_s)):
                     raise ChannelError("the page sent a reply that no call asked for")
         if conn is None and not self._pushed:
@@ -214,7 +214,7 @@ class DirectChannel:
         return out
 
     @staticmethod
-    def _ready(conn: _Connection) -> bool:
+    def _has_more(conn: _Connection) -> bool:
         return bool(conn.ws_pending() or select.select([conn.sock], [], [], 0)[0])
 
     def close(self) -> None:

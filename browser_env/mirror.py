@@ -97,7 +97,6 @@ class PageMirror:
         # adapter's update_index), so 0 before the first.
         self.page_update = 0
         self.updates = 0  # updates followed
-        self.events: list[int] = []  # the session's events (sim_env.replay_session), click included
         self._check_state(np.asarray(initial_state, dtype=np.float64).reshape(len(PARTS), len(STATE_COLUMNS)), -1)
 
     @property
@@ -120,13 +119,11 @@ class PageMirror:
         flags = int(r[REC_FLAGS])
         if flags & FLAG_FIRST_CLICK and not self.sim.first_click:
             self.sim.click()  # the click came between the previous update and this one
-            self.events.append(sim_env.CLICK_EVENT)
         event = int(r[REC_EVENT])
         if event >= RESET_EVENT_BASE:
             self.sim.reset(event - RESET_EVENT_BASE)
         else:
             self.sim.update(event)
-        self.events.append(event)
         self.updates += 1
         if self.divergence is None:
             self._check(r, update, flags)
@@ -159,10 +156,6 @@ class PageMirror:
         if self.strict:
             raise MirrorDivergedError(str(d))
 
-    def snapshot(self) -> bytes:
-        """The exact state after the last update followed."""
-        return self.sim.snapshot()
-
     def predict(self, keys: Any) -> bytes:
         """The exact state after running ``keys`` (one mask per update) from the last update
         followed; the mirror itself stays where it is."""
@@ -175,12 +168,6 @@ class PageMirror:
             return self.sim.snapshot()
         finally:
             self.sim.restore(here)
-
-    def predicted_sim(self, keys: Any) -> sim_env.QwopSim:
-        """A separate game at the state :meth:`predict` gives."""
-        sim = sim_env.QwopSim(sincos=self.sim.sincos)
-        sim.restore(self.predict(keys))
-        return sim
 
 
 __all__ = ["Divergence", "MirrorDivergedError", "MirrorUnavailableError", "PageMirror"]

@@ -229,17 +229,16 @@ class PredictedPlay:
         else:
             sent = self.page.press(mask)
             landed = -1
-            # Updates the page ran before the keys took effect (it may already be past the
-            # intended one when the records came late); the landing is the first with them all.
-            while not self.done:
+            # The landing is the first update after the press that ran with all the keys (the
+            # page may have run some before they took effect).
+            seen = len(self.records)
+            while landed < 0 and not self.done:
                 self._next()
-                for r in self.records[-(self.last_update - max(intended, 0) + 1) :]:
-                    u = int(r[REC_UPDATE])
-                    if u >= intended and int(r[REC_EVENT]) % RESET_EVENT_BASE == mask:
-                        landed = u
+                for r in self.records[seen:]:
+                    if int(r[REC_EVENT]) % RESET_EVENT_BASE == mask:
+                        landed = int(r[REC_UPDATE])
                         break
-                if landed >= 0:
-                    break
+                seen = len(self.records)
             slack = math.nan
             if landed >= 0 and math.isfinite(sent):
                 rec = self._record_of(intended)
