@@ -284,7 +284,8 @@ def test_browser_env_predicted_observation_is_the_page_state_ahead() -> None:
     try:
         obs, _ = env.reset()
         u = env.unwrapped
-        for a in [5, 5, 7, 7, 2, 2, 5, 5, 7, 7, 1, 1, 6, 6]:
+        # 42 decisions: the share on time is not decided by the first few after the click
+        for a in [5, 5, 7, 7, 2, 2, 5, 5, 7, 7, 1, 1, 6, 6] * 3:
             obs, _, term, trunc, info = env.step(a)
             if term or trunc:
                 break
