@@ -16,6 +16,7 @@ import numpy as np
 
 from agents.algorithms import ALGORITHMS
 from agents.lookahead import DEFAULT_HORIZON
+from sim_env.interrupts import TerminateAsInterrupt
 from sim_env.usage import (
     OneLineParser,
     UserInputError,
@@ -62,7 +63,7 @@ def _record(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from demos.replay import main_replay
 
-    return main_replay(args.file, args.sim, args.browser, args.game, args.backend, args.video)
+    return main_replay(args.file, args.sim, args.browser, args.game, args.backend, args.video, args.show)
 
 
 def _demos(args: argparse.Namespace) -> int:
@@ -88,6 +89,8 @@ def _train(args: argparse.Namespace) -> int:
     cfg = load_config(args.config, list(args.set or []))
     if args.algo:
         cfg.algo.name = args.algo
+    if args.resume:
+        _resume_algo(cfg, args.resume, args.algo)
     if args.minutes is not None:
         cfg.run.minutes = args.minutes
     if args.steps is not None:  # a step budget replaces any time budget of the config
@@ -106,16 +109,39 @@ def _train(args: argparse.Namespace) -> int:
     _check_demo_files(cfg.imitation.inject, "--inject")
     from agents.evaluate import format_report, gif_of_keys
     from agents.model_files import check_model_file
-    from agents.train import summarize, train
+    from agents.train import resume_command, summarize, train
 
     resume = str(check_model_file(args.resume)) if args.resume else None
     summary = train(cfg, resume=resume)
+    if summary.get("interrupted"):
+        print(
+            f"interrupted ({summary['interrupted']}) at {summary['timesteps']:,} steps: the model is saved as "
+            f"{summary['model']}; continue with: {resume_command(summary)}",
+            file=sys.stderr,
+        )
+        return 130
     print(summarize(summary))
     print(format_report(summary["eval"]))
     if args.gif:
         path = gif_of_keys(np.array(summary["eval"]["best_keys"], dtype=np.int8), args.gif)
         print(f"GIF of the best evaluation run (drawn from the simulator): {path}")
     return 0
+
+
+def _resume_algo(cfg: Any, resume: str, algo: str | None) -> None:
+    """A resumed model's algorithm is the one it was trained with (from its sidecar)."""
+    import json
+
+    from agents.model_files import check_model_file, model_sidecar
+
+    side = model_sidecar(check_model_file(resume))
+    try:
+        trained = json.loads(side.read_text())["algo"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UserInputError(f"{side} is damaged ({exc}); it comes from qwop train beside the model") from None
+    if algo and algo != trained:
+        raise UserInputError(f"{resume} was trained with --algo {trained}, not {algo}; leave --algo out to resume it")
+    cfg.algo.name = trained
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -154,6 +180,9 @@ def _eval(args: argparse.Namespace) -> int:
         initial, rec, t0 = records[best]
         meta = {"source": f"qwop eval --browser ({args.mode})", "model": model}
         write_trace_and_gif(rec, initial, t0, meta, args.trace, args.gif)
+        if report.get("stopped"):
+            print(f"stopped early: {report['stopped']}", file=sys.stderr)
+            return 130 if report["stopped"].startswith("interrupted") else 2
         return 0
     report = evaluate_sim(
         model, episodes=args.episodes or 32, start_noise_updates=noise, progress=True, late_decision_prob=args.late
@@ -177,7 +206,20 @@ def _play(args: argparse.Namespace) -> int:
     return main_play(args, PRETRAINED)
 
 
-BEST_RUN_OUT = "best_run.npz"
+BEST_RUN = "best_run.npz"  # in the search's run folder unless --out says otherwise
+
+
+def _new_run_folder(kind: str) -> Path:
+    """A new folder under runs/ for a command's outputs when the user named none (never the
+    current folder itself, where a second run would collide with the first)."""
+    import time
+
+    base = Path("runs") / f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}"
+    folder, n = base, 1
+    while folder.exists():
+        n += 1
+        folder = base.with_name(f"{base.name}-{n}")
+    return folder
 
 
 def _search(args: argparse.Namespace) -> int:
@@ -198,7 +240,12 @@ def _search(args: argparse.Namespace) -> int:
         f"best of {res['episodes']} stochastic runs (finished runs first, then the fastest): {best}; "
         f"{res['finish_rate']:.0%} of the runs finished, mean distance {res['mean_distance_m']:.1f} m"
     )
-    path = save_keys_as_demo(res["keys"], args.out, {"model": model, "search": True})
+    out = args.out
+    if out is None:
+        folder = _new_run_folder("search-policy")
+        folder.mkdir(parents=True)
+        out = str(folder / BEST_RUN)
+    path = save_keys_as_demo(res["keys"], out, {"model": model, "search": True})
     print(f"saved {path}; replay it open-loop in the original with: qwop replay {path} --browser")
     return 0
 
@@ -208,7 +255,7 @@ def _improved_runs(args: argparse.Namespace) -> int:
     from agents.model_files import check_model_file
 
     model = str(check_model_file(args.guide or PRETRAINED))
-    out = args.out if args.out != BEST_RUN_OUT else "improved_runs"
+    out = args.out or str(_new_run_folder("improved-runs"))
     if Path(out).is_file():
         raise UserInputError(f"--improved-runs saves into a folder; {out} is a file (name a folder with --out)")
     files = improved_demos(model, args.improved_runs, out, lookahead=args.lookahead, seed=args.seed)
@@ -248,6 +295,7 @@ def _plan(args: argparse.Namespace) -> int:
             )
         state = load_state(args.resume)
         state_path = Path(args.resume)
+        check_out_folders(args.out, args.gif)
     else:
         guide = "" if args.guide is None else (args.guide or str(PRETRAINED))
         cfg = PlannerConfig(
@@ -267,7 +315,9 @@ def _plan(args: argparse.Namespace) -> int:
             _check_demo_files([args.from_run], "--from-run")
             t = seed_best_run(state, start_run_keys((args.from_run,))[0])
             print(f"starting from {args.from_run}: finishes in {t:.2f} s")
-        state_path = Path(args.state)
+        check_out_folders(args.state, args.out, args.gif)
+        # Without --state: a new run folder, made once the search starts.
+        state_path = Path(args.state) if args.state else _new_run_folder("search") / "state.npz"
         if state_path.exists():
             raise UserInputError(
                 f"{state_path} exists (a search's saved state): resume it with --resume {state_path}, "
@@ -283,6 +333,7 @@ def _plan(args: argparse.Namespace) -> int:
     else:
         expander = LocalExpander(args.threads)
     try:
+        state_path.parent.mkdir(parents=True, exist_ok=True)
         run_search(state, expander, budget, minutes=args.minutes or 0.0, state_path=state_path)
     finally:
         expander.close()
@@ -291,17 +342,22 @@ def _plan(args: argparse.Namespace) -> int:
         f"searched {state.updates:,} updates in {state.cpu_seconds:,.0f} CPU-seconds ({len(state.history)} stages, "
         f"{state.restarts} restarts); farthest {state.farthest_m:.1f} m; state saved in {state_path}"
     )
+    again = f"qwop search --resume {state_path} " + (f"--updates {budget}" if budget else "--minutes M")
+    if state.stopped_by:
+        print(f"interrupted ({state.stopped_by}) after a whole stage; continue with: {again}", file=sys.stderr)
     if state.best_keys is None:
-        print("no run finished 100 m yet; resume with a larger budget: qwop search --resume " + str(state_path))
-        return 0
-    path = save_keys_as_demo(state.best_keys, args.out, best_run_meta(state, command))
+        print(f"no run finished 100 m yet; resume with a larger budget: {again}")
+        return 130 if state.stopped_by else 0
+    path = save_keys_as_demo(
+        state.best_keys, args.out or str(state_path.parent / BEST_RUN), best_run_meta(state, command)
+    )
     print(f"best run: 100 m in {state.best_time_s:.2f} s, saved {path}")
     print(f"replay it open-loop in the original with: qwop replay {path} --browser")
     if args.gif:
         from agents.evaluate import gif_of_keys
 
         print(f"GIF: {gif_of_keys(state.best_keys, args.gif)}")
-    return 0
+    return 130 if state.stopped_by else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -389,6 +445,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", help="write the best episode's whole page session (replays exactly: qwop replay)")
     p.add_argument("--out", help="a new folder for every episode's trace and report.json")
     p.add_argument("--gif", help="write a GIF of the best episode")
+    p.add_argument(
+        "--priority",
+        default="raise",
+        choices=["raise", "normal"],
+        help="raise the CPU priority of the player and its browser where allowed (root), so that other work on "
+        "the machine does not make keys late (default raise; see docs/realtime.md)",
+    )
     p.set_defaults(func=_play)
     p = sub.add_parser(
         "search",
@@ -423,8 +486,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--state",
-        default="search_state.npz",
-        help="where the search's state is saved (every few seconds, and when it stops)",
+        help="where the search's state is saved, every few seconds and when it stops (default: a new "
+        "runs/search-TIME/state.npz, with the best run beside it)",
     )
     p.add_argument("--resume", help="continue the search saved in this state file (its settings are kept)")
     p.add_argument(
@@ -446,8 +509,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--out",
-        default=BEST_RUN_OUT,
-        help="demo file for the best run (a taken name gets a number); --improved-runs: a folder",
+        help="demo file for the best run (default: best_run.npz beside the state; a taken name gets a number); "
+        "--improved-runs: a folder (default: a new runs/improved-runs-TIME)",
     )
     p.set_defaults(func=_search)
     p = sub.add_parser("fetch-game", help="download the original's files into DIR (needs network)")
@@ -468,7 +531,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--browser", action="store_true", help="replay in the original in a browser, lock-step")
     p.add_argument("--game", help=GAME_HELP)
     p.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
-    p.add_argument("--video", help="write the recorded run as .gif or .mp4")
+    p.add_argument("--video", help="write the run as .gif or .mp4 (with --browser: the original's canvas; else drawn)")
+    p.add_argument("--show", action="store_true", help="--browser: a visible window at the game's pace, to watch it")
     p.set_defaults(func=_replay)
     p = sub.add_parser("demos", help="list, describe or validate demo files")
     p.add_argument("action", choices=["list", "info", "validate"])
@@ -492,11 +556,17 @@ def _user_error_types() -> tuple[type[BaseException], ...]:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args))
+        if args.command in ("train", "search"):  # these stop at a safe point on the first signal
+            return int(args.func(args))
+        with TerminateAsInterrupt():  # the others save what they have on Ctrl-C, and so on SIGTERM
+            return int(args.func(args))
     except _user_error_types() as exc:
         # What the user can fix gets one line and exit code 2; anything else is a bug.
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -209,14 +209,23 @@ def evaluate_browser(
         **({"predict": True} if predict else {}),
         **dict(info["env"], time_limit=time_limit, start_noise_updates=noise, start_runs=[], late_decision_prob=0.0),
     ).unwrapped
+    if not headless and mode == "lockstep":  # a person watches: the game's own pace, every update drawn
+        from browser_env.watch import Watch
+
+        env.game.watch = Watch(UPDATES_PER_SECOND)
     scores, times, finished, fell, records = [], [], [], [], []
     decisions = late = very_late = 0
     from tqdm import tqdm
 
     bar: Any = None
+    stopped = ""  # why the run ended before its episodes did (Ctrl-C, a browser that went away)
+    page_sincos = ""
+    from browser_env.errors import browser_failures, browser_stopped
+
     try:
         for ep in range(episodes):
             obs, _ = env.reset(seed=seed + ep)
+            page_sincos = env.game.sincos
             if bar is None and (note := env.game.sincos_note()):
                 print(f"warning: {note}", file=sys.stderr)
             if bar is None:  # shown once the page has loaded (a page that fails says so in one line)
@@ -246,12 +255,22 @@ def evaluate_browser(
             finished.append(bool(inf["finished"]))
             fell.append(bool(inf["fallen"]))
             records.append((env.episode_initial, np.concatenate(env.episode_records), env.episode_initial_score_time))
-        page_sincos = env.game.sincos
+    except KeyboardInterrupt:
+        if not scores:
+            raise
+        stopped = "interrupted"
+    except browser_failures() as exc:
+        stopped = browser_stopped(exc, len(scores))
     finally:
         if bar is not None:
             bar.close()
-        env.close()
+        try:
+            env.close()
+        except browser_failures():
+            pass  # already gone
     report = _report(scores, times, finished, fell)
+    if stopped:
+        report["stopped"] = f"{stopped}; {len(scores)} of {episodes} episodes reported"
     report["where"] = f"browser ({mode}{', predicted decisions' if predict else ''}, {backend})"
     report["page_sincos"] = page_sincos
     if mode == "realtime":

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.algorithms import algo_class
-from agents.config import TrainConfig
+from agents.config import TrainConfig, from_dict
 from sim_env.usage import UserInputError, one_line
 
 
@@ -54,7 +54,10 @@ def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
         info = json.loads(side.read_text())
         cls = algo_class(info["algo"])
         env = info["env"]
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        if not isinstance(env, dict):
+            raise TypeError(f"env must be a table of options, got {env!r}")
+        from_dict({"env": env})  # unknown keys, wrong types and nulls refused (missing ones: the env's defaults)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         raise UserInputError(f"{side} is damaged ({one_line(exc)}); it comes from qwop train beside the model") from exc
     try:
         model = cls.load(str(p), device="cpu")

@@ -48,6 +48,7 @@ from agents.guided_rollouts import (
     rollout_rank,
 )
 from sim_env.actions import action_masks
+from sim_env.interrupts import StopRequest
 from sim_env.spec import UNITS_PER_METRE
 from sim_env.usage import UserInputError
 
@@ -166,6 +167,7 @@ class SearchState:
     history: list[tuple[int, float, float]] = field(default_factory=list)  # (updates, best time, farthest m)
     wall: list[float] = field(default_factory=list)  # wall-clock seconds of search at the end of each stage
     cpu: list[float] = field(default_factory=list)  # CPU-seconds of search (all threads) at the end of each stage
+    stopped_by: str = ""  # the signal that ended the search after a whole stage (not saved)
 
 
 def _segments(rng: np.random.Generator, masks: np.ndarray, n: int, horizon: int, lo: int, hi: int) -> np.ndarray:
@@ -496,25 +498,35 @@ def run_search(
         disable=not progress,
         dynamic_ncols=True,
     )
+    whole = True  # the state is between stages, as it is saved (a second Ctrl-C may break one off)
     try:
-        while budget_updates is None or state.updates < budget_updates:
-            if minutes > 0 and time.monotonic() - start > minutes * 60:
-                break
-            before = state.updates
-            planner.step()
-            if state_path is not None and time.monotonic() - last_save >= SAVE_EVERY_S:
-                planner.save(state_path)
-                last_save = time.monotonic()
-            if by_updates:
-                bar.update(min(state.updates, budget_updates) - min(before, budget_updates))
-            else:
-                bar.update(min(round(time.monotonic() - start), bar.total) - bar.n)
-            rate = (state.updates - done0) / max(1e-9, time.monotonic() - start)
-            best = f"{state.best_time_s:.2f} s" if state.best_keys is not None else "none yet"
-            bar.set_postfix_str(f"best {best}, farthest {state.farthest_m:.1f} m, {rate:,.0f} updates/s", refresh=False)
+        with StopRequest() as stop:
+            while budget_updates is None or state.updates < budget_updates:
+                if minutes > 0 and time.monotonic() - start > minutes * 60:
+                    break
+                if stop.requested:  # Ctrl-C or SIGTERM: stop between stages, so a resume goes on exactly
+                    state.stopped_by = stop.signal_name
+                    break
+                before = state.updates
+                whole = False
+                planner.step()
+                whole = True
+                if state_path is not None and time.monotonic() - last_save >= SAVE_EVERY_S:
+                    planner.save(state_path)
+                    last_save = time.monotonic()
+                if by_updates:
+                    bar.update(min(state.updates, budget_updates) - min(before, budget_updates))
+                else:
+                    bar.update(min(round(time.monotonic() - start), bar.total) - bar.n)
+                rate = (state.updates - done0) / max(1e-9, time.monotonic() - start)
+                best = f"{state.best_time_s:.2f} s" if state.best_keys is not None else "none yet"
+                bar.set_postfix_str(
+                    f"best {best}, farthest {state.farthest_m:.1f} m, {rate:,.0f} updates/s", refresh=False
+                )
     finally:
         bar.close()
-        planner.save(state_path) if state_path is not None else None
+        if state_path is not None and whole:  # a stage broken off keeps the last save, made between stages
+            planner.save(state_path)
     return state
 
 

@@ -15,6 +15,7 @@ plus the decisions that landed in their intended update.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -27,7 +28,9 @@ import numpy as np
 from agents.evaluate import _report, format_report, save_browser_recording, write_trace_and_gif
 from agents.guided_rollouts import guide_from_model
 from agents.lookahead import LookaheadController
+from browser_env.errors import browser_failures, browser_stopped
 from browser_env.predicted import PredictedPlay
+from browser_env.priority import RealtimePriority
 from sim_env.usage import UserInputError, check_out_folders
 
 SETTLE_S = 1.0  # seconds on the intro screen before the click, in a real page
@@ -91,10 +94,12 @@ def play_episode(
     strict: bool = False,
     settle_s: float = 0.0,
     on_update: Any = None,
+    opened: Any = None,
 ) -> PlayedEpisode:
-    """One episode from a fresh page; ``on_update(score_time, score)`` after each decision."""
+    """One episode from a fresh page; ``on_update(score_time, score)`` after each decision,
+    ``opened()`` once the page is open."""
     play = PredictedPlay(page, controller.frame_skip, strict=strict)
-    play.begin(settle_s=settle_s)
+    play.begin(settle_s=settle_s, opened=opened)
     assert play.start is not None
     controller.sincos = play.start.sincos
     cpu = 0.0
@@ -206,7 +211,23 @@ def main_play(args: Any, default_model: Path) -> int:
     guide = guide_from_model(model)
     controller = LookaheadController(guide, horizon=args.horizon, late=args.late_weight)
     where = "sim" if args.sim else "browser"
-    page = make_page(where, args.mode, args.game, args.backend, headless=not args.show, late=args.late, seed=args.seed)
+    with RealtimePriority(enabled=where == "browser" and args.mode == "realtime" and args.priority == "raise") as prio:
+        page = make_page(
+            where, args.mode, args.game, args.backend, headless=not args.show, late=args.late, seed=args.seed
+        )
+        prio.cover_children()  # the browser, started in a session of its own
+        return _play_episodes(args, model, controller, where, page, prio, out_dir)
+
+
+def _play_episodes(
+    args: Any,
+    model: str,
+    controller: LookaheadController,
+    where: str,
+    page: Any,
+    prio: RealtimePriority,
+    out_dir: Path | None,
+) -> int:
     settle = SETTLE_S if (where == "browser" and args.mode == "realtime") else 0.0
     late = f", late {args.late:g}" if args.late else ""
     label = f"{'simulator' if args.sim else 'browser'} ({args.mode}{late})"
@@ -220,6 +241,7 @@ def main_play(args: Any, default_model: Path) -> int:
         bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} game s [{elapsed}{postfix}]",
     )
     interrupted = False
+    gone = ""
     try:
         for ep in range(args.episodes):
             shown = [0.0]
@@ -230,7 +252,7 @@ def main_play(args: Any, default_model: Path) -> int:
                     bar.set_postfix_str(f"episode {ep + 1}: {score:.1f} m", refresh=False)
                     shown[0] = t
 
-            e = play_episode(page, controller, args.time_limit, args.strict, settle, tick)
+            e = play_episode(page, controller, args.time_limit, args.strict, settle, tick, prio.cover_children)
             bar.update(args.time_limit - shown[0])
             episodes.append(e)
             if out_dir is not None:
@@ -248,14 +270,20 @@ def main_play(args: Any, default_model: Path) -> int:
             bar.write(f"episode {ep + 1}: {end}; {e.on_time} of {e.decisions} decisions on time")
     except KeyboardInterrupt:
         interrupted = True
+    except browser_failures() as exc:
+        gone = browser_stopped(exc, len(episodes))
     finally:
         bar.close()
-        page.close()
+        with contextlib.suppress(*browser_failures()):
+            page.close()
     if not episodes:
         print("interrupted before the first episode ended; nothing to report", file=sys.stderr)
         return 130
     r = report(episodes, label)
     r["replayed_exactly"] = sum(replays_exactly(e) for e in episodes)
+    r["priority"] = prio.describe()
+    if prio.enabled:
+        print(r["priority"])
     print(
         format_play_report(r) + f"; {r['replayed_exactly']} of {len(episodes)} traces replay exactly in the simulator"
     )
@@ -275,6 +303,9 @@ def main_play(args: Any, default_model: Path) -> int:
     if interrupted:
         print(f"interrupted: {len(episodes)} episode(s) reported", file=sys.stderr)
         return 130
+    if gone:
+        print(f"stopped early: {gone}; {len(episodes)} episode(s) reported", file=sys.stderr)
+        return 2
     return 0
 
 

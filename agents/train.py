@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections import deque
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from stable_baselines3 import A2C, PPO
 from stable_baselines3.common.base_class import BaseAlgorithm
@@ -26,6 +28,7 @@ from agents.algorithms import algo_class, algorithm
 from agents.config import TrainConfig, to_toml
 from agents.model_files import save_model, write_sidecar
 from sim_env.env_config import EnvConfig
+from sim_env.interrupts import StopRequest
 from sim_env.sb3 import make_sb3_vec
 from sim_env.usage import UserInputError
 
@@ -117,41 +120,84 @@ class ScheduleHorizon(BaseCallback):
 
 
 class StopAfterMinutes(BaseCallback):
-    """Stops training after a wall-clock budget; ``progress`` shows the time used and the steps."""
+    """Stops training after a wall-clock budget."""
 
-    def __init__(self, minutes: float, progress: bool = False) -> None:
+    def __init__(self, minutes: float) -> None:
         super().__init__()
         self.seconds = minutes * 60.0
-        self.start = time.monotonic()
-        self.deadline = self.start + self.seconds
-        self.progress = progress
-        self._bar: Any = None
-        self._shown = 0.0
-
-    def _on_training_start(self) -> None:
-        if self.progress:
-            from tqdm import tqdm
-
-            self._bar = tqdm(
-                total=round(self.seconds),
-                desc="training",
-                dynamic_ncols=True,
-                bar_format="{l_bar}{bar}| {n}/{total} s [{elapsed}<{remaining}{postfix}]",
-            )
+        self.deadline = time.monotonic() + self.seconds
 
     def _on_step(self) -> bool:
+        return time.monotonic() < self.deadline
+
+
+class TrainingProgress(BaseCallback):
+    """A progress bar over the run's budget (steps, or seconds for a time budget) that also
+    shows how the latest episodes went: the share that finished, the median distance and the
+    best finish time of the last ``window`` episodes."""
+
+    def __init__(self, steps: int, seconds: float = 0.0, window: int = 100) -> None:
+        super().__init__()
+        self.steps, self.seconds = steps, seconds
+        self.distances: deque[float] = deque(maxlen=window)
+        self.finishes: deque[float] = deque(maxlen=window)  # finish time, or inf for an episode that did not
+        self._bar: Any = None
+        self._start = self._shown = 0.0
+        self._steps0 = 0
+
+    def _on_training_start(self) -> None:
+        from tqdm import tqdm
+
+        self._start = self._shown = time.monotonic()
+        self._steps0 = self.num_timesteps
+        by_time = self.seconds > 0
+        self._bar = tqdm(
+            total=round(self.seconds) if by_time else self.steps,
+            desc="training",
+            unit=" s" if by_time else " steps",
+            unit_scale=not by_time,
+            dynamic_ncols=True,
+        )
+
+    def _on_step(self) -> bool:
+        for info, done in zip(self.locals.get("infos", ()), self.locals.get("dones", ()), strict=False):
+            if done and "final_score" in info:
+                self.distances.append(info["final_score"])
+                self.finishes.append(info["final_time"] if info.get("finished") else float("inf"))
         now = time.monotonic()
-        if self._bar is not None and now - self.start - self._shown >= 1.0:
-            used = min(self.seconds, now - self.start)
-            self._bar.update(round(used) - self._bar.n)
-            self._bar.set_postfix_str(f"{self.num_timesteps:,} steps", refresh=False)
-            self._shown = used
-        return now < self.deadline
+        if self._bar is not None and now - self._shown >= 1.0:
+            self._shown = now
+            done = now - self._start if self.seconds > 0 else self.num_timesteps - self._steps0
+            self._bar.update(min(round(done), self._bar.total) - self._bar.n)
+            self._bar.set_postfix_str(self.summary(), refresh=False)
+        return True
+
+    def summary(self) -> str:
+        if not self.distances:
+            return f"{self.num_timesteps:,} steps, no episode ended yet"
+        fin = np.array(self.finishes)
+        best = f", best {fin.min():.2f} s" if np.isfinite(fin).any() else ""
+        return (
+            f"{self.num_timesteps:,} steps; last {len(fin)} episodes: finished {np.isfinite(fin).mean():.0%}, "
+            f"median {np.median(self.distances):.1f} m{best}"
+        )
 
     def _on_training_end(self) -> None:
         if self._bar is not None:
-            self._bar.update(self._bar.total - self._bar.n)
+            self._bar.set_postfix_str(self.summary(), refresh=False)
             self._bar.close()
+
+
+class StopOnRequest(BaseCallback):
+    """Ends training at the next step once Ctrl-C or SIGTERM asked for it (the model is then
+    saved with its replay buffer, see ``_train_in``)."""
+
+    def __init__(self, stop: StopRequest) -> None:
+        super().__init__()
+        self.stop = stop
+
+    def _on_step(self) -> bool:
+        return not self.stop.requested
 
 
 class SidecarCheckpoint(CheckpointCallback):
@@ -229,13 +275,14 @@ def train(
         )
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        summary = _train_in(cfg, run_dir, resume, log, callbacks or [])
+        with StopRequest() as stop:
+            summary = _train_in(cfg, run_dir, resume, log, [*(callbacks or []), StopOnRequest(stop)])
     except BaseException:
         # A run that failed or was stopped before saving any model leaves nothing behind.
         if not any(run_dir.rglob("*.zip")):
             shutil.rmtree(run_dir, ignore_errors=True)
         raise
-    if not cfg.run.then:
+    if not cfg.run.then or summary.get("interrupted"):
         return summary
     return _next_stage(cfg, run_dir, summary, log, callbacks)
 
@@ -304,6 +351,8 @@ def _train_in(
         model = cls.load(resume, env=env, device=cfg.run.device, tensorboard_log=tb)
         # CheckpointCallback names the buffer rl_model_replay_buffer_N_steps.pkl beside rl_model_N_steps.zip.
         rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".pkl")
+        if not rb.is_file():  # an interrupted run's: interrupted.zip, interrupted_replay_buffer.pkl
+            rb = Path(str(resume).removesuffix(".zip") + "_replay_buffer.pkl")
         if hasattr(model, "load_replay_buffer") and rb.is_file():
             model.load_replay_buffer(str(rb))
         if hasattr(env, "rnd"):
@@ -342,7 +391,7 @@ def _train_in(
 
         callbacks.append(RNDLogger())
     if cfg.run.minutes > 0:
-        callbacks.append(StopAfterMinutes(cfg.run.minutes, progress=cfg.run.progress_bar))
+        callbacks.append(StopAfterMinutes(cfg.run.minutes))
     if cfg.run.minutes > 0 or cfg.run.steps > 0:
         callbacks.append(ScheduleHorizon(cfg.run.total_timesteps))
     im = cfg.imitation
@@ -390,14 +439,21 @@ def _train_in(
             log=log,
         )
     else:
+        if cfg.run.progress_bar:
+            log(f"TensorBoard logs: {tb} (watch with: tensorboard --logdir {tb})")
+            steps = total if total < 10**12 else 0  # a time budget: the bar counts seconds
+            callbacks.append(TrainingProgress(steps, cfg.run.minutes * 60.0 if cfg.run.minutes > 0 else 0.0))
         model.learn(
             total_timesteps=total,
             callback=CallbackList(callbacks),
-            progress_bar=cfg.run.progress_bar and cfg.run.minutes <= 0,
+            progress_bar=False,  # TrainingProgress shows the budget and the latest episodes
             reset_num_timesteps=not resume,
             tb_log_name="tb",
         )
     train_s = time.monotonic() - t0
+    stop = next((c.stop for c in callbacks if isinstance(c, StopOnRequest)), None)
+    if stop is not None and stop.requested:
+        return _save_interrupted(model, cfg, run_dir, env, train_s, steps0, stop.signal_name)
     final = save_model(model, run_dir / "final.zip", cfg)
     report = evaluate_sim(
         final, episodes=cfg.run.eval_episodes, num_threads=cfg.batch.num_threads, progress=cfg.run.progress_bar
@@ -418,6 +474,32 @@ def _train_in(
     return summary
 
 
+def _save_interrupted(
+    model: BaseAlgorithm, cfg: TrainConfig, run_dir: Path, env: Any, train_s: float, steps0: int, why: str
+) -> dict[str, Any]:
+    """The model as it was when the run was stopped, with its replay buffer, and no evaluation."""
+    path = save_model(model, run_dir / "interrupted.zip", cfg)
+    if algorithm(cfg.algo.name).off_policy and hasattr(model, "save_replay_buffer"):
+        model.save_replay_buffer(str(run_dir / "interrupted_replay_buffer.pkl"))
+    summary = {
+        "run_dir": str(run_dir),
+        "model": str(path),
+        "interrupted": why or True,
+        "timesteps": int(model.num_timesteps),
+        "train_seconds": round(train_s, 1),
+        "steps_per_second": round((model.num_timesteps - steps0) / max(train_s, 1e-9)),
+    }
+    (run_dir / "interrupted.json").write_text(json.dumps(summary, indent=2))
+    env.close()
+    return summary
+
+
+def resume_command(summary: dict[str, Any]) -> str:
+    """How to continue an interrupted run (into a new run folder beside it)."""
+    run_dir = Path(summary["run_dir"])
+    return f"qwop train --resume {summary['model']} --config {run_dir / 'config.toml'} --name {run_dir.name}-continued"
+
+
 def summarize(summary: dict[str, Any]) -> str:
     return (
         f"trained {summary['timesteps']:,} steps in {summary['train_seconds']:.0f} s "
@@ -425,4 +507,13 @@ def summarize(summary: dict[str, Any]) -> str:
     )
 
 
-__all__ = ["ScheduleHorizon", "StopAfterMinutes", "build_model", "summarize", "train"]
+__all__ = [
+    "ScheduleHorizon",
+    "StopAfterMinutes",
+    "StopOnRequest",
+    "TrainingProgress",
+    "build_model",
+    "resume_command",
+    "summarize",
+    "train",
+]

@@ -38,9 +38,14 @@ from wsproto.events import (
     Request,
     TextMessage,
 )
+from wsproto.utilities import LocalProtocolError, RemoteProtocolError
+
+from browser_env.errors import BrowserHarnessError
+
+HANDSHAKE_S = 2.0  # for a client to send its whole request; the page's comes within milliseconds
 
 
-class ChannelError(RuntimeError):
+class ChannelError(BrowserHarnessError):
     """The page's side of the channel reported an error, or the connection broke."""
 
 
@@ -65,18 +70,33 @@ class _Connection:
             raise TimeoutError("no answer from the page") from None
         if not data:
             raise ConnectionError("the page closed the channel")
-        self.ws.receive_data(data)
-        return list(self.ws.events())
+        return self._parse(data)
 
-    def handshake(self, token: str, timeout_s: float) -> bool:
-        while True:
-            for ev in self._events(timeout_s):
+    def _parse(self, data: bytes) -> list[Any]:
+        try:
+            self.ws.receive_data(data)
+            return list(self.ws.events())
+        except (RemoteProtocolError, LocalProtocolError) as exc:
+            raise ConnectionError(f"not a WebSocket message ({exc})") from None
+
+    def handshake_step(self, token: str) -> bool | None:
+        """Read what the client has sent so far (the socket is readable): True once it asked
+        for this channel's token and was accepted, False if it is refused or broke, None while
+        its request is still incomplete."""
+        try:
+            data = self.sock.recv(1 << 16)
+            if not data:
+                return False
+            for ev in self._parse(data):
                 if isinstance(ev, Request):
                     if ev.target != f"/{token}":
                         self.sock.sendall(self.ws.send(RejectConnection(status_code=403)))
                         return False
                     self.sock.sendall(self.ws.send(AcceptConnection()))
                     return True
+        except (ConnectionError, OSError):
+            return False
+        return None
 
     def ws_pending(self) -> bool:
         """Whether whole messages are already parsed and waiting (no socket read needed)."""
@@ -126,30 +146,53 @@ class DirectChannel:
     def wait_connected(self, timeout_s: float) -> bool:
         """After a page load: accept the page's new connection. The older one belonged to the
         page that was replaced, so it is closed first; without a new one, calls go through the
-        driver (``connected`` is false)."""
+        driver (``connected`` is false).
+
+        Any local process can connect to the port. Clients are read side by side, each with
+        ``HANDSHAKE_S`` to send a whole request with the token, all within ``timeout_s``: an
+        idle, slow or garbled client is dropped and does not hold up the page's connection."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
         self._pushed.clear()
         deadline = time.monotonic() + timeout_s
         newest: _Connection | None = None
-        while True:
-            # After the first connection, only take ones already waiting (a page that reloaded).
-            wait = max(0.0, deadline - time.monotonic()) if newest is None else 0.0
-            if not select.select([self._listener], [], [], wait)[0]:
-                break
-            sock, _ = self._listener.accept()
-            conn = _Connection(sock)
-            try:
-                ok = conn.handshake(self._token, 5.0)
-            except (TimeoutError, ConnectionError, OSError):
-                ok = False
-            if not ok:
+        pending: dict[socket.socket, tuple[_Connection, float]] = {}  # client -> (its connection, its deadline)
+        try:
+            while True:
+                now = time.monotonic()
+                for sock, (conn, until) in list(pending.items()):
+                    if now > until:
+                        conn.close()
+                        del pending[sock]
+                if now >= deadline:
+                    break
+                # After a page has connected, only take what is already waiting (a page that reloaded).
+                wait = 0.0 if newest is not None else min([deadline] + [u for _, u in pending.values()]) - now
+                ready = select.select([self._listener, *pending], [], [], max(0.0, wait))[0]
+                if not ready:
+                    if newest is not None or time.monotonic() >= deadline:
+                        break
+                    continue
+                for sock in ready:
+                    if sock is self._listener:
+                        client, _ = self._listener.accept()
+                        pending[client] = (_Connection(client), time.monotonic() + HANDSHAKE_S)
+                        continue
+                    conn = pending[sock][0]
+                    ok = conn.handshake_step(self._token)
+                    if ok is None:
+                        continue
+                    del pending[sock]
+                    if not ok:
+                        conn.close()
+                        continue
+                    if newest is not None:
+                        newest.close()
+                    newest = conn
+        finally:
+            for conn, _ in pending.values():
                 conn.close()
-                continue
-            if newest is not None:
-                newest.close()
-            newest = conn
         self._conn = newest
         return newest is not None
 

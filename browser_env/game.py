@@ -31,6 +31,7 @@ from browser_env.channel import ChannelError, DirectChannel
 from browser_env.drivers import Driver, make_driver
 from browser_env.errors import GameLoadError
 from browser_env.server import HOST_NAME, GameServer
+from browser_env.watch import Watch
 from sim_env.libm import DEFAULT_VARIANT, identify, mismatch_note, probe_arguments
 from sim_env.spec import (
     CLICK_EVENT,
@@ -118,6 +119,7 @@ class BrowserGame:
         self.mode = mode
         self.timeout_s = float(timeout_s if timeout_s is not None else os.environ.get("QWOP_LOAD_TIMEOUT", 30.0))
         self.chunk = chunk
+        self.watch: Watch | None = None  # lock-step at the game's pace and/or the canvas captured (browser_env.watch)
         self._server: GameServer | None = None
         self._channel: DirectChannel | None = None
         game_str = str(game or "")
@@ -273,11 +275,14 @@ class BrowserGame:
         arr = _check_int8(keys, "keys", 15)
         self._need_page()
         parts = []
-        for i in range(0, len(arr), self.chunk):
-            chunk = arr[i : i + self.chunk].tolist()
+        step = 1 if self.watch is not None else self.chunk  # watched: one update, one picture at a time
+        for i in range(0, len(arr), step):
+            chunk = arr[i : i + step].tolist()
             rec = self.records("run", chunk, bool(stop_on_end))
             parts.append(rec)
             self.history.extend(int(k) for k in chunk[: len(rec)])
+            if self.watch is not None and len(rec):
+                self.watch.after_update(self)
             if stop_on_end and len(rec) < len(chunk):
                 break
         records = np.concatenate(parts) if parts else np.zeros((0, RECORD_SIZE))

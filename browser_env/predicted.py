@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -174,11 +175,14 @@ class PredictedPlay:
         return bool(self.sim.game_ended)
 
     # ------------------------------------------------------------------ a session
-    def begin(self, settle_s: float = 0.0) -> None:
+    def begin(self, settle_s: float = 0.0, opened: Callable[[], None] | None = None) -> None:
         """A fresh page, the click to begin, and the first update after it. ``settle_s``: how
         long to wait on the intro screen before clicking, as a person does (a page's first
-        second, with its first frames drawn, runs its updates less evenly)."""
+        second, with its first frames drawn, runs its updates less evenly). ``opened``: called
+        once the page is open (the player raises the priority of the page's processes there)."""
         self.start = self.page.open()
+        if opened is not None:
+            opened()
         self.records = []
         self.stats = PlayStats()
         self.mirror = PageMirror(

@@ -7,9 +7,9 @@ loopback by itself) rather than by editing the game.
 
 from __future__ import annotations
 
-import mimetypes
 import os
 import threading
+from collections import deque
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -70,7 +70,12 @@ def find_game_files(folder: str | Path | None = None) -> dict[str, Path]:
 
 
 class GameServer:
-    """Serves the host page, the adapter's helper files and the game folder on 127.0.0.1."""
+    """Serves the host page, the adapter's helper files and the game's own files on 127.0.0.1.
+
+    Any local process, and any web page through DNS rebinding, can reach a loopback port, so
+    the server answers only requests addressed to itself (the ``Host`` header) and only for the
+    files it names (an allowlist: the host page, our helpers, the game's files); everything
+    else is 404 without looking at the disk, and no request can make it print a traceback."""
 
     def __init__(self, folder: str | Path | None = None, port: int = 0) -> None:
         self.files = find_game_files(folder)
@@ -82,6 +87,7 @@ class GameServer:
             "/__qwop__/howler.js": sound.read_bytes() if sound else read_adapter_file("howl_silent.js").encode(),
             "/__qwop__/mute.js": read_adapter_file("mute.js").encode(),
         }
+        self.refused: deque[str] = deque(maxlen=100)  # the latest requests answered 404 or 421, for diagnosis
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -89,8 +95,14 @@ class GameServer:
                 return
 
             def do_GET(self) -> None:
+                host = (self.headers.get("Host") or "").lower()
+                if host not in server._hosts():
+                    server.refused.append(f"Host {host!r}: {self.path[:200]}")
+                    self.send_error(HTTPStatus.MISDIRECTED_REQUEST)
+                    return
                 body, ctype = server._resolve(self.path.split("?", 1)[0])
                 if body is None:
+                    server.refused.append(self.path[:200])
                     self.send_error(HTTPStatus.NOT_FOUND)
                     return
                 self.send_response(HTTPStatus.OK)
@@ -100,8 +112,13 @@ class GameServer:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self._httpd.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request: object, client_address: object) -> None:
+                return  # a client that breaks its own connection is no news
+
+        self._httpd = Server(("127.0.0.1", port), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="qwop-game-server", daemon=True)
         self._thread.start()
 
@@ -113,27 +130,23 @@ class GameServer:
     def url(self) -> str:
         return f"http://{HOST_NAME}:{self.port}/"
 
+    def _hosts(self) -> tuple[str, ...]:
+        return tuple(f"{h}:{self.port}" for h in (HOST_NAME, "127.0.0.1", "localhost"))
+
     def _resolve(self, path: str) -> tuple[bytes | None, str]:
         if path in ("/", "/index.html"):
             return self._host_page, "text/html; charset=utf-8"
         if path in self._helpers:
             return self._helpers[path], "text/javascript; charset=utf-8"
-        rel = path.lstrip("/")
-        if rel.startswith("assets/"):
-            rel = rel[len("assets/") :]
-        if rel in self.files:
-            p = self.files[rel]
-        else:
-            # Other files the game may load, from its folder (never outside it).
-            p = (self.folder / rel).resolve()
-            if self.folder not in p.parents or not p.is_file():
-                p = (self.folder / "assets" / rel).resolve()
-                if self.folder not in p.parents or not p.is_file():
-                    return None, ""
-        ctype = mimetypes.guess_type(p.name)[0] or "application/octet-stream"
-        if p.suffix == ".js":
-            ctype = "text/javascript; charset=utf-8"
-        return p.read_bytes(), ctype
+        name = path[len("/assets/") :] if path.startswith("/assets/") else path[1:]
+        file = self.files.get(name) if name in GAME_FILES else None  # the game's own, where the user keeps them
+        if file is None:
+            return None, ""
+        try:
+            body = file.read_bytes()
+        except OSError:
+            return None, ""
+        return body, "text/javascript; charset=utf-8" if file.suffix == ".js" else "application/octet-stream"
 
     def close(self) -> None:
         self._httpd.shutdown()

@@ -4,13 +4,16 @@
   the simulator departs from what the original did (a fidelity check on real human play).
 - ``--browser [--game DIR]``: in the original in a browser, lock-step, in a fresh page (the
   default game folder unless ``--game``).
-- ``--video out.gif`` (or ``.mp4`` with ffmpeg installed): the recorded run drawn frame by frame.
+- ``--video out.gif`` (or ``.mp4``): with ``--browser``, the original's own canvas captured as it
+  replays; otherwise the recorded states drawn frame by frame.
+- ``--show`` (with ``--browser``): a visible window at the game's own pace, to watch the run.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,35 +30,58 @@ def replay_sim(demo: Demo) -> tuple[dict[str, np.ndarray], Divergence | None]:
 
 
 def replay_browser(
-    demo: Demo, game: str | None = None, backend: str = "playwright"
+    demo: Demo,
+    game: str | None = None,
+    backend: str = "playwright",
+    show: bool = False,
+    video: str | Path | None = None,
+    every: int = 2,
 ) -> tuple[dict[str, np.ndarray], Divergence | None]:
-    from browser_env.game import BrowserGame
+    """The session in the original, lock-step. ``show``: in a visible window at the game's own
+    pace (30 updates per second). ``video``: the page's own canvas captured every ``every``
+    updates (and at the end), written as a GIF or an MP4."""
+    from tqdm import tqdm
 
-    with BrowserGame(game, backend=backend) as g:
-        out = g.replay_session(demo.events, demo.initial_score_time)
+    from browser_env.game import BrowserGame
+    from browser_env.watch import Watch
+
+    if video is not None:
+        _video_kind(video)
+    with BrowserGame(game, backend=backend, headless=not show) as g:
+        bar = tqdm(total=int((np.asarray(demo.events) < 16).sum()), desc="replaying in the browser", unit=" updates")
+        if show or video is not None:
+            g.watch = Watch(UPDATES_PER_SECOND if show else None, every if video is not None else 0, progress=bar)
+        try:
+            out = g.replay_session(demo.events, demo.initial_score_time)
+            if g.watch is not None:
+                g.watch.last_frame(g)
+        finally:
+            bar.close()
         note = g.sincos_note()
+        frames = g.watch.frames if g.watch is not None else []
     if note:
         print(f"warning: {note}", file=sys.stderr)
+    if video is not None:
+        print(f"wrote {write_frames(frames, video, UPDATES_PER_SECOND / every)} (the original's canvas)")
     return out, first_divergence(demo.trace(), out)
 
 
-def write_video(demo: Demo, path: str | Path, fps: int = UPDATES_PER_SECOND, every: int = 2) -> Path:
-    """Draw the recorded states (what the original did) to a GIF or an MP4 at the game's pace,
-    showing progress while drawing."""
-    from tqdm import tqdm
+def _video_kind(path: str | Path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".gif", ".mp4"):
+        raise UserInputError(f"the video must end in .gif or .mp4, got {Path(path).name}")
+    if not Path(path).resolve().parent.is_dir():
+        raise UserInputError(f"the folder of {path} does not exist; create it or choose another path")
+    return suffix
 
-    from sim_env.render import HEIGHT, WIDTH, render_state, save_gif
+
+def write_frames(frames: Any, path: str | Path, fps: float, labels: list[str] | None = None) -> Path:
+    """RGB frames (all one size) as a GIF or an MP4 that plays at ``fps``."""
+    from sim_env.render import save_gif
 
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".gif", ".mp4"):
-        raise UserInputError(f"the video must end in .gif or .mp4, got {path.name}")
-    a = demo.arrays
-    rows = range(0, len(a["state"]), every)
-    frames = (render_state(a["state"][i]) for i in tqdm(rows, desc=f"drawing {path.name}", unit=" frames"))
-    if suffix == ".gif":
-        labels = [f"{a['score'][i]:.1f} m   {a['score_time'][i]:.1f} s" for i in rows]
-        save_gif(list(frames), str(path), fps=fps / every, labels=labels)
+    if _video_kind(path) == ".gif":
+        save_gif(list(frames), str(path), fps=fps, labels=labels)
         return path
     try:
         import imageio_ffmpeg
@@ -64,14 +90,36 @@ def write_video(demo: Demo, path: str | Path, fps: int = UPDATES_PER_SECOND, eve
             "writing MP4 needs imageio-ffmpeg: .venv/bin/pip install imageio-ffmpeg (the train extra has it), "
             "or write a .gif"
         ) from None
-    writer = imageio_ffmpeg.write_frames(str(path), (WIDTH, HEIGHT), fps=fps / every, macro_block_size=1)
-    writer.send(None)  # start ffmpeg
+    writer: Any = None
     try:
         for frame in frames:
-            writer.send(frame)
+            if writer is None:
+                h, w = frame.shape[:2]
+                writer = imageio_ffmpeg.write_frames(str(path), (w, h), fps=fps, macro_block_size=1)
+                writer.send(None)  # start ffmpeg
+            writer.send(np.ascontiguousarray(frame))
     finally:
-        writer.close()
+        if writer is not None:
+            writer.close()
     return path
+
+
+def write_video(demo: Demo, path: str | Path, fps: int = UPDATES_PER_SECOND, every: int = 2) -> Path:
+    """Draw the recorded states (what the original did) to a GIF or an MP4 at the game's pace,
+    showing progress while drawing. The last update is always drawn: a run's end is its point."""
+    from tqdm import tqdm
+
+    from sim_env.render import render_state
+
+    _video_kind(path)
+    a = demo.arrays
+    n = len(a["state"])
+    rows = list(range(0, n, every))
+    if n and rows[-1] != n - 1:
+        rows.append(n - 1)
+    frames = (render_state(a["state"][i]) for i in tqdm(rows, desc=f"drawing {Path(path).name}", unit=" frames"))
+    labels = [f"{a['score'][i]:.1f} m   {a['score_time'][i]:.1f} s" for i in rows]
+    return write_frames(frames, path, fps / every, labels if Path(path).suffix.lower() == ".gif" else None)
 
 
 def outcome(run: dict[str, np.ndarray]) -> str:
@@ -89,7 +137,16 @@ def outcome(run: dict[str, np.ndarray]) -> str:
     return f"stopped at {score:.1f} m after {t:.2f} s"
 
 
-def main_replay(file: str, sim: bool, browser: bool, game: str | None, backend: str, video: str | None) -> int:
+def main_replay(
+    file: str, sim: bool, browser: bool, game: str | None, backend: str, video: str | None, show: bool = False
+) -> int:
+    """``qwop replay``. With ``--browser``, ``--video`` captures the original's canvas and
+    ``--show`` plays it in a window at the game's pace; without, the video is drawn from the
+    recorded states."""
+    if show and not browser:
+        raise UserInputError("--show plays the replay in a visible browser window: add --browser")
+    if video:
+        _video_kind(video)
     demo = load_demo(file)
     n = len(demo.events)
     status = 0
@@ -98,10 +155,10 @@ def main_replay(file: str, sim: bool, browser: bool, game: str | None, backend: 
     for where, wanted, run in (("simulator", sim, replay_sim), ("browser", browser, None)):
         if not wanted:
             continue
-        out, div = run(demo) if run else replay_browser(demo, game, backend)
+        out, div = run(demo) if run else replay_browser(demo, game, backend, show, video)
         same = f"identical to the recording over all {n} events" if div is None else f"departs at event {div}"
         print(f"{where}: {outcome(out)}; {same}")
         status = status or (0 if div is None else 1)
-    if video:
-        print(f"wrote {write_video(demo, video)}")
+    if video and not browser:
+        print(f"wrote {write_video(demo, video)} (drawn from the recorded states)")
     return status

@@ -8,6 +8,10 @@ bash scripts/install.sh test,train,browser,scale
 PY=.venv/bin/python
 echo "== ruff"
 "$PY" -m ruff check .
+echo "== docs (mkdocs build --strict: a broken link or a page left out fails)"
+site=$(mktemp -d)
+NO_MKDOCS_2_WARNING=1 "$PY" -m mkdocs build --strict --quiet --site-dir "$site"
+rm -rf "$site"
 echo "== benchmark smoke runs"
 "$PY" -m sim_env.bench --quick --vec
 "$PY" -m browser_env.bench --quick

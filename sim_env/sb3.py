@@ -58,6 +58,7 @@ class QwopSB3VecEnv(VecEnv):
                 d["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
                 fi = info["final_info"]
                 d["final_score"] = float(fi["score"][i])
+                d["final_time"] = float(fi["score_time"][i])
                 d["finished"] = bool(fi["finished"][i])
             infos.append(d)
         return obs, reward.astype(np.float32), dones, infos

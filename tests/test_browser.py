@@ -363,3 +363,70 @@ def test_page_sincos_is_probed(game: BrowserGame) -> None:
     other = "generic" if game.sincos == "fma" else "fma"
     assert "will drift here" in (game.sincos_note(other) or "")
     assert "neither" in libm.mismatch_note(libm.NEITHER) and "replay exactly" in libm.mismatch_note(libm.NEITHER)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_browser_killed_mid_evaluation_is_one_line_and_keeps_what_finished(
+    standin: Path, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psutil
+
+    from agents.evaluate import evaluate_browser
+    from browser_env.env import QwopBrowserEnv
+    from browser_env.errors import BrowserHarnessError
+
+    model = Path(__file__).resolve().parents[1] / "agents" / "models" / "qwop_pddqn.zip"
+    others = {p.pid for p in psutil.Process().children(recursive=True)}  # the module's own browsers live on
+    reset = QwopBrowserEnv.reset
+    resets = [0]
+
+    def kill_then_reset(self, *args, **kwargs):
+        resets[0] += 1
+        if resets[0] == 2:  # after the first episode: the browser is killed (as by a user, or the OOM killer)
+            for p in psutil.Process().children(recursive=True):
+                if p.pid not in others and "chrom" in p.name():
+                    p.kill()
+        return reset(self, *args, **kwargs)
+
+    monkeypatch.setattr(QwopBrowserEnv, "reset", kill_then_reset)
+    report, records = evaluate_browser(
+        model, str(standin), backend=backend, episodes=3, start_noise_updates=0, time_limit=3.0
+    )
+    assert report["episodes"] == 1 and len(records) == 1
+    assert report["stopped"].startswith("the browser stopped answering during episode 2")
+    assert "\n" not in report["stopped"]
+    # Killed before any episode finished: an error of ours (one line from the CLI), nothing to report.
+    resets[0] = 1
+    with pytest.raises(BrowserHarnessError):
+        evaluate_browser(model, str(standin), backend=backend, episodes=2, start_noise_updates=0, time_limit=3.0)
+
+
+def test_a_watched_replay_is_paced_draws_the_real_canvas_and_stays_exact(game: BrowserGame, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from browser_env.watch import Watch
+    from demos.replay import write_frames
+
+    events = np.concatenate([GAIT[:30], [17], GAIT[:29]]).astype(np.int8)
+    plain = game.replay_session(events)
+    game.watch = Watch(pace_hz=30.0, every=4)
+    t0 = time.monotonic()
+    try:
+        watched = game.replay_session(events)
+        game.watch.last_frame(game)
+        frames = game.watch.frames
+    finally:
+        game.watch = None
+    took = time.monotonic() - t0
+    assert watched["state"].tobytes() == plain["state"].tobytes()  # watching changes nothing
+    assert took >= 58 / 30  # 59 updates at the game's 30 per second
+    assert len(frames) == 15 + 1 and frames[0].shape[2] == 3  # every 4th update, and the last
+    assert len({f.tobytes() for f in frames}) > 1  # the canvas moved
+    gif = write_frames(frames, tmp_path / "canvas.gif", 30 / 4)
+    with Image.open(gif) as im:
+        assert im.n_frames == len(frames) and im.size == (frames[0].shape[1], frames[0].shape[0])
+
+
+def test_replay_show_needs_the_browser() -> None:
+    p = qwop("replay", str(Path(__file__).resolve().parent / "fixtures" / "nothing.npz"), "--show")
+    one_line_error(p, "--show", "--browser")

@@ -8,6 +8,7 @@ repository or downloaded by it. Keep the copy's domain lock enabled: the lock is
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
@@ -133,6 +134,8 @@ def test_health_names_what_the_page_has(game: BrowserGame) -> None:
     assert h["sound"] == ("howler.js" if "howler.js" in game.game_files else "silent stand-in")
     assert h["channel"] == "open"
     assert not h["errors"] and not _page_errors(game)
+    # the original asks the server for nothing outside its allowlist (Chromium asks for a favicon)
+    assert set(game._server.refused) <= {"/favicon.ico"}, list(game._server.refused)
 
 
 def test_domain_lock_passes_as_foddy_and_stops_the_game_elsewhere() -> None:
@@ -254,14 +257,20 @@ def test_realtime_play_mirror_equals_the_page_at_every_update(backend: str) -> N
     from agents.lookahead import LookaheadController
     from agents.play import play_episode, replays_exactly
     from browser_env.pages import LivePage
+    from browser_env.priority import RealtimePriority
 
     controller = LookaheadController(guide_from_model(str(PRETRAINED)), horizon=30)
-    page = LivePage(BrowserGame(ORIGINAL, backend=backend, mode="realtime"))
-    try:
-        ep = play_episode(page, controller, time_limit=10.0, strict=True, settle_s=0.5)
-        assert not _page_errors(page.game)
-    finally:
-        page.close()
+    with RealtimePriority() as prio:  # as qwop play does: the player and its browser raised where allowed
+        page = LivePage(BrowserGame(ORIGINAL, backend=backend, mode="realtime"))
+        try:
+            ep = play_episode(page, controller, time_limit=10.0, strict=True, settle_s=0.5, opened=prio.cover_children)
+            assert not _page_errors(page.game)
+        finally:
+            page.close()
+        raised = prio.describe()
+    if os.geteuid() == 0:
+        # Playwright's Chromium runs in a session of its own; Selenium's in the player's
+        assert raised.startswith("priority raised by 10") and "session" in raised, raised
     assert ep.mirror_ok and ep.decisions >= 60 and ep.score > 5.0
     first = int(np.flatnonzero(ep.records[:, 2].astype(int) & 32)[0])
     assert len(ep.records) - first >= 10.0 * 30 - 5  # every update of the run was followed

@@ -56,7 +56,7 @@ def _xdo(disp: str, *args: str) -> str:
     return out.stdout
 
 
-def _record_with_a_keyboard(game: Path, out: Path, disp: str) -> Path:
+def _record_with_a_keyboard(game: Path, out: Path, disp: str, stop: int = signal.SIGINT) -> Path:
     env = {**os.environ, "DISPLAY": disp, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "agents.cli", "record", "--game", str(game), "--out", str(out), "--player", "xdo"],
@@ -97,7 +97,7 @@ def _record_with_a_keyboard(game: Path, out: Path, disp: str) -> Path:
         _xdo(disp, "keyup", "w")
         _xdo(disp, "keyup", "o")
         time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)  # Ctrl-C: stop and save
+        proc.send_signal(stop)  # Ctrl-C (or SIGTERM, taken as Ctrl-C): stop and save
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
@@ -119,9 +119,10 @@ def _check(path: Path) -> None:
     assert demo.num_episodes == 2
 
 
-def test_record_standin_with_os_key_events(tmp_path: Path, display: str) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_record_standin_with_os_key_events(tmp_path: Path, display: str, stop: int) -> None:
     game = build_standin(tmp_path / "standin")
-    path = _record_with_a_keyboard(game, tmp_path / "rec" / "xdo.npz", display)
+    path = _record_with_a_keyboard(game, tmp_path / "rec" / "xdo.npz", display, stop)
     _check(path)
 
 

@@ -180,3 +180,43 @@ def test_demos_with_a_list_for_meta_or_an_impossible_key(tmp_path: Path) -> None
         p = qwop("demos", "validate", str(bad))
         assert p.returncode == 1 and needle in p.stdout and "Traceback" not in p.stderr
     one_line_error(qwop("demos", "info", str(tmp_path / "missing.npz")), "missing.npz")
+
+
+def test_damaged_model_sidecars(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    for name, side in (
+        ("unknown", {"algo": "ppo", "env": {"frame_skipp": 4}}),
+        ("wrongtype", {"algo": "ppo", "env": {"frame_skip": "four"}}),
+        ("null", {"algo": "ppo", "env": {"frame_skip": None}}),
+        ("notatable", {"algo": "ppo", "env": [4]}),
+        ("noalgo", {"env": {}}),
+    ):
+        model = tmp_path / f"{name}.zip"
+        shutil.copy(PRETRAINED, model)
+        (tmp_path / f"{name}.qwop.json").write_text(json.dumps(side))
+        one_line_error(qwop("eval", str(model), "--episodes", "1"), f"{name}.qwop.json is damaged")
+    (tmp_path / "latin.qwop.json").write_bytes(b'{"algo": "ppo", "env": {"reward": "\xe9"}}')
+    shutil.copy(PRETRAINED, tmp_path / "latin.zip")
+    one_line_error(qwop("eval", str(tmp_path / "latin.zip"), "--episodes", "1"), "latin.qwop.json is damaged")
+
+
+def test_resume_takes_the_algorithm_from_the_model() -> None:
+    pddqn = PRETRAINED.with_name("qwop_pddqn.zip")
+    p = qwop("train", "--resume", str(pddqn), "--print-config")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert 'name = "pddqn"' in p.stdout
+    one_line_error(
+        qwop("train", "--resume", str(pddqn), "--algo", "ppo", "--print-config"), "trained with --algo pddqn"
+    )
+
+
+def test_a_search_writes_into_a_run_folder_not_the_current_one(tmp_path: Path) -> None:
+    args = ("search", "--updates", "3000", "--beam", "4", "--children", "2", "--threads", "1")
+    for _ in range(2):  # a second search in the same folder starts too
+        p = qwop(*args, cwd=str(tmp_path))
+        assert p.returncode == 0, p.stderr[-2000:]
+    assert sorted(os.listdir(tmp_path)) == ["runs"]
+    runs = sorted((tmp_path / "runs").iterdir())
+    assert len(runs) == 2 and all(r.name.startswith("search-") and (r / "state.npz").is_file() for r in runs)

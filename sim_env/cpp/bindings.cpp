@@ -39,9 +39,56 @@ int32_t check_keys(py::handle obj) {
     throw py::value_error(std::string("keys must be ") + kKeysHelp + ", got " +
                           std::string(py::str(py::type::of(obj).attr("__name__"))));
   }
-  const long long v = obj.cast<long long>();
-  if (v < 0 || v > 15) throw py::value_error("key mask " + std::to_string(v) + " is out of range: use 0..15 (Q=1, W=2, O=4, P=8)");
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0 || v < 0 || v > 15) {
+    throw py::value_error("key mask " + std::string(py::str(index)) + " is out of range: use 0..15 (Q=1, W=2, O=4, P=8)");
+  }
   return static_cast<int32_t>(v);
+}
+
+// An array of whole numbers lo..hi (any integer dtype, or a list of ints), as int64. Floats,
+// bools, strings and values out of range are refused, not converted (numpy's casts would turn
+// 1.5 into 1 and 2**33 + 1 into 1).
+py::array_t<int64_t> checked_ints(py::handle obj, const std::string& what, long long lo, long long hi) {
+  py::array arr = py::array::ensure(obj);
+  if (!arr) throw py::value_error(what + " must be an array of whole numbers");
+  const char kind = arr.dtype().kind();
+  if (kind != 'i' && kind != 'u') {
+    throw py::value_error(what + " must hold whole numbers " + std::to_string(lo) + ".." + std::to_string(hi) +
+                          ", got dtype " + std::string(py::str(arr.dtype())));
+  }
+  if (kind == 'u' && arr.dtype().itemsize() == 8) {  // above 2**63 would wrap into range as int64
+    auto u = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(arr);
+    for (py::ssize_t i = 0; i < u.size(); ++i) {
+      if (u.data()[i] > static_cast<uint64_t>(hi)) {
+        throw py::value_error(what + "[" + std::to_string(i) + "] = " + std::to_string(u.data()[i]) +
+                              " is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
+      }
+    }
+  }
+  auto a = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(arr);
+  const int64_t* p = a.data();
+  for (py::ssize_t i = 0; i < a.size(); ++i) {
+    if (p[i] < lo || p[i] > hi) {
+      throw py::value_error(what + "[" + std::to_string(i) + "] = " + std::to_string(p[i]) + " is out of range " +
+                            std::to_string(lo) + ".." + std::to_string(hi));
+    }
+  }
+  return a;
+}
+
+// checked_ints, converted to the C++ side's element type (the values fit: they were checked).
+template <typename T>
+py::array_t<T> checked_ints_as(py::handle obj, const std::string& what, long long lo, long long hi) {
+  auto a = checked_ints(obj, what, lo, hi);
+  py::array_t<T> out(std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
+  const int64_t* p = a.data();
+  T* o = out.mutable_data();
+  for (py::ssize_t i = 0; i < a.size(); ++i) o[i] = static_cast<T>(p[i]);
+  return out;
 }
 
 py::array_t<int8_t> check_int8_array(py::handle obj, const char* what, int max_value) {
@@ -292,17 +339,11 @@ void bind_batch(py::module_& m) {
                              "Game updates whose joints were solved in SIMD lanes since the batch was made.")
       .def("step", [](qwop::BatchSim& b, py::handle keys) {
              if (!keys.is_none()) {
-               auto arr = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(keys);
-               if (!arr || arr.ndim() != 1 || arr.shape(0) != b.num_envs()) {
+               auto arr = checked_ints_as<int32_t>(keys, "keys", 0, 15);
+               if (arr.ndim() != 1 || arr.shape(0) != b.num_envs()) {
                  throw py::value_error("keys must be a 1-D integer array of length num_envs = " + std::to_string(b.num_envs()));
                }
-               const int32_t* p = arr.data();
-               for (int i = 0; i < b.num_envs(); ++i) {
-                 if (p[i] < 0 || p[i] > 15) {
-                   throw py::value_error("keys[" + std::to_string(i) + "] = " + std::to_string(p[i]) + " is out of range 0..15");
-                 }
-               }
-               std::memcpy(b.buffers().keys.data(), p, sizeof(int32_t) * b.num_envs());
+               std::memcpy(b.buffers().keys.data(), arr.data(), sizeof(int32_t) * b.num_envs());
              } else {
                for (int i = 0; i < b.num_envs(); ++i) {
                  const int32_t v = b.buffers().keys[i];
@@ -446,16 +487,14 @@ void bind_game_set(py::module_& m) {
              qwop::restore_snapshot(*g, snap.cast<std::string>());
              s.push_back(*g);
            }, py::arg("snapshot"), "Append a game from a snapshot.")
-      .def("select", [](const qwop::GameSet& s, py::array_t<int32_t, py::array::c_style | py::array::forcecast> idx) {
-             const int32_t* p = idx.data();
-             for (py::ssize_t i = 0; i < idx.size(); ++i) {
-               if (p[i] < 0 || static_cast<size_t>(p[i]) >= s.size()) throw py::index_error("game index out of range");
-             }
-             return s.select(p, static_cast<size_t>(idx.size()));
+      .def("select", [](const qwop::GameSet& s, py::handle indices) {
+             auto idx = checked_ints_as<int32_t>(indices, "indices", 0, static_cast<long long>(s.size()) - 1);
+             return s.select(idx.data(), static_cast<size_t>(idx.size()));
            }, py::arg("indices"), "The games at `indices`, in that order (a new set).")
-      .def("expand", [](const qwop::GameSet& s, py::array_t<int32_t, py::array::c_style | py::array::forcecast> parent,
-                        py::array_t<int8_t, py::array::c_style | py::array::forcecast> keys, int threads, bool keep,
+      .def("expand", [](const qwop::GameSet& s, py::handle parent_obj, py::handle keys_obj, int threads, bool keep,
                         bool lockstep) {
+             auto parent = checked_ints_as<int32_t>(parent_obj, "parent", 0, static_cast<long long>(s.size()) - 1);
+             auto keys = checked_ints_as<int8_t>(keys_obj, "keys", 0, 15);
              if (keys.ndim() != 2 || parent.ndim() != 1 || keys.shape(0) != parent.shape(0)) {
                throw py::value_error("expand takes parent (N,) and keys (N, horizon) arrays");
              }
@@ -463,13 +502,7 @@ void bind_game_set(py::module_& m) {
              const size_t n = static_cast<size_t>(parent.shape(0));
              const int horizon = static_cast<int>(keys.shape(1));
              const int32_t* p = parent.data();
-             for (size_t i = 0; i < n; ++i) {
-               if (p[i] < 0 || static_cast<size_t>(p[i]) >= s.size()) throw py::index_error("parent index out of range");
-             }
              const int8_t* k = keys.data();
-             for (py::ssize_t i = 0; i < keys.size(); ++i) {
-               if (k[i] < 0 || k[i] > 15) throw py::value_error("keys must be masks 0..15");
-             }
              std::vector<qwop::RunSummary> out(n);
              auto kept = std::make_unique<qwop::GameSet>();
              {

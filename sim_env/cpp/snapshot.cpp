@@ -42,12 +42,15 @@ void restore_snapshot(Game& g, const std::string& s) {
   if (s.size() < sizeof(h)) throw std::invalid_argument("not a QwopSim snapshot: too short");
   std::memcpy(&h, s.data(), sizeof(h));
   if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) throw std::invalid_argument("not a QwopSim snapshot: bad header");
-  if (h.version != kSnapshotVersion || h.size != kBlocks || h.contactSize != sizeof(Contact) ||
-      h.contacts > static_cast<uint32_t>(kMaxContacts) ||
-      s.size() != sizeof(h) + kBlocks + static_cast<size_t>(h.contacts) * sizeof(Contact)) {
+  if (h.version != kSnapshotVersion || h.size != kBlocks || h.contactSize != sizeof(Contact)) {
     throw std::invalid_argument("snapshot is from another simulator version (snapshot v" + std::to_string(h.version) +
                                 ", this build v" + std::to_string(kSnapshotVersion) +
                                 "); take a new snapshot with this version");
+  }
+  const size_t expected = sizeof(h) + kBlocks + static_cast<size_t>(h.contacts) * sizeof(Contact);
+  if (h.contacts > static_cast<uint32_t>(kMaxContacts) || s.size() != expected) {
+    throw std::invalid_argument("snapshot is damaged: " + std::to_string(s.size()) + " bytes where its header says " +
+                                std::to_string(expected) + " (cut short, or more than a snapshot)");
   }
   const char* in = s.data() + sizeof(h);
   std::memcpy(static_cast<void*>(static_cast<GameState*>(&g)), in, sizeof(GameState));

@@ -1,0 +1,72 @@
+"""The simulator's API refuses what it cannot take exactly, with a ``ValueError`` that says what
+was wrong, instead of converting it (numpy's casts would turn 1.5 into 1 and 2**33 + 1 into 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sim_env
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        np.array([1.5, 0]),
+        np.array([2**33 + 1, 0], dtype=np.int64),
+        np.array([2**63 + 1, 0], dtype=np.uint64),
+        np.array([True, False]),
+        np.array(["1", "0"]),
+        [2**70, 0],
+        np.array([16, 0]),
+        np.array([-1, 0]),
+    ],
+    ids=["float", "int64-wraps", "uint64-wraps", "bool", "str", "huge-int", "16", "negative"],
+)
+def test_batch_step_refuses_keys_it_would_have_to_convert(keys: object) -> None:
+    b = sim_env.BatchSim(2)
+    before = b.obs.copy()
+    with pytest.raises(ValueError, match="keys"):
+        b.step(keys)
+    np.testing.assert_array_equal(b.obs, before)  # nothing ran
+    b.step(np.array([9, 5], dtype=np.int16))  # any integer dtype holding masks is fine
+    b.step([9, 5])
+
+
+def test_game_sets_refuse_indices_out_of_range_or_not_whole() -> None:
+    games = sim_env.GameSet()
+    keys = np.full((1, 4), 9, dtype=np.int8)
+    for bad in (np.array([2**32], dtype=np.int64), np.array([1]), np.array([-1]), np.array([0.0]), np.array([False])):
+        with pytest.raises(ValueError, match="parent"):
+            games.expand(bad, keys)
+        with pytest.raises(ValueError, match="indices"):
+            games.select(bad)
+    with pytest.raises(ValueError, match="keys"):
+        games.expand(np.array([0]), np.full((1, 4), 9.5))
+    assert len(games.select(np.array([0, 0]))) == 2
+    assert games.expand([0], [[9, 9]])["updates"][0] == 2
+
+
+def test_update_refuses_a_mask_too_big_for_any_integer_type() -> None:
+    sim = sim_env.QwopSim()
+    for bad in (2**70, -(2**70), 16, -1):
+        with pytest.raises(ValueError, match="out of range"):
+            sim.update(bad)
+    with pytest.raises(ValueError, match="bool"):
+        sim.update(True)
+    with pytest.raises(ValueError):
+        sim.update(1.0)
+
+
+def test_a_damaged_snapshot_is_called_damaged_not_another_version() -> None:
+    sim = sim_env.QwopSim()
+    sim.advance(np.full(40, 9, dtype=np.int8))
+    snap = sim.snapshot()
+    other = sim_env.QwopSim()
+    for bad in (snap[:-1], snap[: len(snap) // 2], snap + b"\0"):
+        with pytest.raises(ValueError, match="snapshot is damaged"):
+            other.restore(bad)
+    with pytest.raises(ValueError, match="too short"):
+        other.restore(snap[:4])
+    other.restore(snap)
+    assert other.snapshot() == snap
