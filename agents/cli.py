@@ -547,10 +547,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _user_error_types() -> tuple[type[BaseException], ...]:
-    from browser_env.errors import BrowserHarnessError
+    from browser_env.errors import BrowserHarnessError, browser_failures
     from demos.format import DemoFormatError
 
-    return (UserInputError, BrowserHarnessError, DemoFormatError)
+    # A browser that went away (closed, killed) shows itself through the drivers' own errors.
+    drivers = tuple(k for k in browser_failures() if k not in (OSError, ConnectionError))
+    return (UserInputError, BrowserHarnessError, DemoFormatError, *drivers)
 
 
 def main(argv: list[str] | None = None) -> int:

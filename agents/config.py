@@ -10,6 +10,7 @@ written with ``tomli-w``.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -19,6 +20,7 @@ import tomli_w
 from pydantic import TypeAdapter, ValidationError
 
 from agents.algorithms import algorithm
+from sim_env import MAX_ENVS
 from sim_env.env_config import EnvConfig
 from sim_env.usage import UserInputError
 
@@ -188,9 +190,24 @@ class TrainConfig:
             ("distill.batch_size", self.distill.batch_size, 1),
             ("distill.dagger_rounds", self.distill.dagger_rounds, 0),
             ("algo.rnd_decay_steps", self.algo.rnd_decay_steps, 0),
+            ("algo.batch_size", self.algo.batch_size, 2),  # SB3's PPO normalises advantages over a batch
+            ("algo.n_steps", self.algo.n_steps, 1),
+            ("algo.buffer_size", self.algo.buffer_size, 1),
+            ("imitation.bc_batch_size", self.imitation.bc_batch_size, 1),
         ):
             if value < low:
                 raise UserInputError(f"{where} must be at least {low}, got {value}")
+        if self.batch.num_envs > MAX_ENVS:
+            raise UserInputError(f"batch.num_envs must be at most {MAX_ENVS:,}, got {self.batch.num_envs:,}")
+        if not 0.0 < self.algo.gamma <= 1.0:
+            raise UserInputError(f"algo.gamma must be a discount in (0, 1], got {self.algo.gamma}")
+        for where, rate in (
+            ("algo.learning_rate", self.algo.learning_rate),
+            ("imitation.bc_learning_rate", self.imitation.bc_learning_rate),
+            ("distill.learning_rate", self.distill.learning_rate),
+        ):
+            if not (math.isfinite(rate) and rate > 0):
+                raise UserInputError(f"{where} must be a positive number, got {rate}")
         if not 0.0 <= self.run.best_min_success <= 1.0:
             raise UserInputError(f"run.best_min_success must be between 0 and 1, got {self.run.best_min_success}")
         if self.algo.rnd_decay not in RND_DECAYS:
@@ -284,9 +301,9 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         if not p.is_file():
             raise UserInputError(f"config file not found: {p} (qwop train --print-config shows every parameter)")
         try:
-            data = tomllib.loads(p.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise UserInputError(f"{p} is not valid TOML: {exc}") from exc
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UserInputError(f"{p} is not valid TOML (UTF-8): {exc}") from exc
     for item in overrides or []:
         section, name, value = _parse_override(item)
         if section in data and not isinstance(data[section], dict):

@@ -273,7 +273,12 @@ def train(
             f"{run_dir} already exists and holds a run; choose another --name (or continue it with --resume "
             f"{run_dir}/checkpoints/FILE.zip --config {run_dir}/config.toml)"
         )
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserInputError(
+            f"cannot create the run folder {run_dir} ({exc.strerror}); set run.out_dir to a folder you can write"
+        ) from None
     try:
         with StopRequest() as stop:
             summary = _train_in(cfg, run_dir, resume, log, [*(callbacks or []), StopOnRequest(stop)])

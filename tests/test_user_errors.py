@@ -220,3 +220,21 @@ def test_a_search_writes_into_a_run_folder_not_the_current_one(tmp_path: Path) -
     assert sorted(os.listdir(tmp_path)) == ["runs"]
     runs = sorted((tmp_path / "runs").iterdir())
     assert len(runs) == 2 and all(r.name.startswith("search-") and (r / "state.npz").is_file() for r in runs)
+
+
+def test_impossible_training_values_are_one_line_before_training(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b'[run]\nname = "\xe9"\n')
+    one_line_error(qwop("train", "--config", str(latin), "--print-config"), "not valid TOML (UTF-8)")
+    for setting, needle in (
+        ("algo.batch_size=0", "algo.batch_size must be at least 2"),
+        ("algo.gamma=5", "algo.gamma must be a discount"),
+        ("algo.learning_rate=nan", "algo.learning_rate must be a positive number"),
+        ("algo.learning_rate=-1.0", "algo.learning_rate must be a positive number"),
+        ("batch.num_envs=1e8", "batch.num_envs must be at most"),
+    ):
+        one_line_error(qwop("train", "--set", setting, "--print-config"), needle)
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where a folder should be")
+    p = qwop("train", "--steps", "100", "--set", f'run.out_dir="{blocked}"', "--name", "x")
+    one_line_error(p, "cannot create the run folder", "run.out_dir")

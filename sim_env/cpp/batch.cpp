@@ -14,7 +14,7 @@ BatchSim::BatchSim(int num_envs, int num_threads, const EpisodeOptions& options,
     : n_(num_envs), threads_(num_threads), lockstep_(lockstep && lockstep_available()), options_(options) {
   if (n_ < 1) throw std::invalid_argument("num_envs must be at least 1");
   if (threads_ < 1) throw std::invalid_argument("num_threads must be at least 1");
-  if (n_ > (1 << 20) - 1) throw std::invalid_argument("num_envs must be at most 1048575");
+  if (n_ > kMaxEnvs) throw std::invalid_argument("num_envs must be at most " + std::to_string(kMaxEnvs));
   check_options(options_);
   threads_ = std::min(threads_, n_);
   initial_ = std::make_unique<Game>();

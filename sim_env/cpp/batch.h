@@ -18,6 +18,9 @@
 
 namespace qwop {
 
+// The most envs one batch holds.
+inline constexpr int kMaxEnvs = (1 << 20) - 1;
+
 struct BatchBuffers {
   std::vector<double> state;        // (N, 12, 6) state after the step (after auto-reset)
   std::vector<double> final_state;  // (N, 12, 6) state at the end of an episode that ended

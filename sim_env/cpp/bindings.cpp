@@ -717,6 +717,7 @@ PYBIND11_MODULE(_core, m) {
         }, py::arg("before"), py::arg("after"), py::arg("dt"), py::arg("time_after"), py::arg("fell"), py::arg("finished"),
         "Reward terms (..., 7) for body states (..., 12, 6) before and after a step.");
   m.attr("OBS_SIZE") = qwop::kObsSize;
+  m.attr("MAX_ENVS") = qwop::kMaxEnvs;
   m.attr("LOW_TORSO_M") = qwop::kLowTorsoM;
   m.attr("KNEE_BEND_RAD") = qwop::kKneeBendRad;
   m.attr("FINISH_BONUS_TIME_S") = qwop::kFinishBonusTimeS;
