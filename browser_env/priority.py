@@ -99,7 +99,7 @@ class RealtimePriority:
                 tid = int(task.name)
                 nice = os.getpriority(os.PRIO_PROCESS, tid)
                 if nice > -self.raise_by and nice != self._set.get(tid):
-                    new = max(-20, min(nice, 0) - self.raise_by) if nice < 0 else target
+                    new = max(-20, nice - self.raise_by) if nice < 0 else target
                     os.setpriority(os.PRIO_PROCESS, tid, new)
                     self._set[tid] = new
 
