@@ -130,15 +130,9 @@ def _train(args: argparse.Namespace) -> int:
 
 def _resume_algo(cfg: Any, resume: str, algo: str | None) -> None:
     """A resumed model's algorithm is the one it was trained with (from its sidecar)."""
-    import json
+    from agents.model_files import check_model_file, read_sidecar
 
-    from agents.model_files import check_model_file, model_sidecar
-
-    side = model_sidecar(check_model_file(resume))
-    try:
-        trained = json.loads(side.read_text())["algo"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UserInputError(f"{side} is damaged ({exc}); it comes from qwop train beside the model") from None
+    trained = read_sidecar(check_model_file(resume))["algo"]
     if algo and algo != trained:
         raise UserInputError(f"{resume} was trained with --algo {trained}, not {algo}; leave --algo out to resume it")
     cfg.algo.name = trained

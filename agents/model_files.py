@@ -46,24 +46,32 @@ def check_model_file(path: str | Path) -> Path:
     return p
 
 
-def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
-    """An SB3 model and the env options it was trained with (from its .qwop.json)."""
-    p = check_model_file(path)
-    side = model_sidecar(p)
+def read_sidecar(model: Path) -> dict[str, Any]:
+    """The sidecar of a checked model file (``check_model_file``): its algorithm (one we train)
+    and its env options (unknown keys, wrong types and nulls refused; missing ones are the
+    env's defaults), or a one-line error saying it is damaged."""
+    side = model_sidecar(model)
     try:
         info = json.loads(side.read_text())
-        cls = algo_class(info["algo"])
+        algo_class(info["algo"])
         env = info["env"]
         if not isinstance(env, dict):
             raise TypeError(f"env must be a table of options, got {env!r}")
-        from_dict({"env": env})  # unknown keys, wrong types and nulls refused (missing ones: the env's defaults)
+        from_dict({"env": env})
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         raise UserInputError(f"{side} is damaged ({one_line(exc)}); it comes from qwop train beside the model") from exc
+    return info
+
+
+def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
+    """An SB3 model and the env options it was trained with (from its .qwop.json)."""
+    p = check_model_file(path)
+    info = read_sidecar(p)
+    cls = algo_class(info["algo"])
     try:
         model = cls.load(str(p), device="cpu")
     except Exception as exc:  # SB3 raises many kinds for a damaged or foreign archive
         raise UserInputError(
             f"{p} could not be loaded as a {info['algo']} model ({one_line(exc)[:200]}); is the file damaged?"
         ) from exc
-    info["env"] = env
     return model, info

@@ -281,7 +281,7 @@ def train(
         ) from None
     try:
         with StopRequest() as stop:
-            summary = _train_in(cfg, run_dir, resume, log, [*(callbacks or []), StopOnRequest(stop)])
+            summary = _train_in(cfg, run_dir, resume, log, callbacks or [], stop)
     except BaseException:
         # A run that failed or was stopped before saving any model leaves nothing behind.
         if not any(run_dir.rglob("*.zip")):
@@ -335,7 +335,7 @@ def _next_stage(
 
 
 def _train_in(
-    cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any, extra: list[BaseCallback]
+    cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any, extra: list[BaseCallback], stop: StopRequest
 ) -> dict[str, Any]:
     from agents.evaluate import evaluate_sim
 
@@ -365,7 +365,7 @@ def _train_in(
         log(f"resumed from {resume} at {model.num_timesteps} steps")
     else:
         model = build_model(cfg, env, tb)
-    callbacks: list[BaseCallback] = list(extra)
+    callbacks: list[BaseCallback] = [*extra, StopOnRequest(stop)]
     if cfg.run.checkpoint_every > 0:
         callbacks.append(
             SidecarCheckpoint(
@@ -446,8 +446,7 @@ def _train_in(
     else:
         if cfg.run.progress_bar:
             log(f"TensorBoard logs: {tb} (watch with: tensorboard --logdir {tb})")
-            steps = total if total < 10**12 else 0  # a time budget: the bar counts seconds
-            callbacks.append(TrainingProgress(steps, cfg.run.minutes * 60.0 if cfg.run.minutes > 0 else 0.0))
+            callbacks.append(TrainingProgress(total, cfg.run.minutes * 60.0))  # a time budget: seconds
         model.learn(
             total_timesteps=total,
             callback=CallbackList(callbacks),
@@ -456,8 +455,7 @@ def _train_in(
             tb_log_name="tb",
         )
     train_s = time.monotonic() - t0
-    stop = next((c.stop for c in callbacks if isinstance(c, StopOnRequest)), None)
-    if stop is not None and stop.requested:
+    if stop.requested:
         return _save_interrupted(model, cfg, run_dir, env, train_s, steps0, stop.signal_name)
     final = save_model(model, run_dir / "final.zip", cfg)
     report = evaluate_sim(

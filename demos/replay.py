@@ -21,7 +21,7 @@ import sim_env
 from demos.format import Demo, load_demo
 from sim_env.spec import UPDATES_PER_SECOND
 from sim_env.traces import Divergence, first_divergence
-from sim_env.usage import UserInputError
+from sim_env.usage import UserInputError, check_out_folders
 
 
 def replay_sim(demo: Demo) -> tuple[dict[str, np.ndarray], Divergence | None]:
@@ -70,8 +70,7 @@ def _video_kind(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in (".gif", ".mp4"):
         raise UserInputError(f"the video must end in .gif or .mp4, got {Path(path).name}")
-    if not Path(path).resolve().parent.is_dir():
-        raise UserInputError(f"the folder of {path} does not exist; create it or choose another path")
+    check_out_folders(str(path))
     return suffix
 
 
