@@ -135,15 +135,21 @@ class SimulatedPage:
         sincos: str = "fma",
         realtime: bool = True,
         intro_updates: tuple[int, int] = (1, 90),
+        burst: int = 1,
     ) -> None:
         """``late``: the chance that a key change lands one update after the one it was sent
         before. ``realtime``: start on the intro screen and click after a random number of
-        ``intro_updates`` (uniform, inclusive), else start as a lock-step page does."""
+        ``intro_updates`` (uniform, inclusive), else start as a lock-step page does. ``burst``:
+        updates run and delivered per call of :meth:`records` (a busy browser's records come
+        several at once, and keys sent after them land that much later)."""
         if not 0.0 <= late <= 1.0:
             raise ValueError(f"late must be a probability in [0, 1], got {late}")
         if realtime and not 0 <= intro_updates[0] <= intro_updates[1]:
             raise ValueError(f"intro_updates must be a range lo <= hi of non-negative counts, got {intro_updates}")
+        if burst < 1:
+            raise ValueError(f"burst must be at least 1 update, got {burst}")
         self.kind = "simulated" if realtime else "simulated-lockstep"
+        self.burst = int(burst)
         self.paced = False  # the emulation waits for its controller
         self.late = float(late)
         self.realtime = realtime
@@ -174,6 +180,9 @@ class SimulatedPage:
         pass  # lands before update _click_at
 
     def records(self, timeout_s: float) -> np.ndarray:
+        return np.concatenate([self._run_one() for _ in range(self.burst)])
+
+    def _run_one(self) -> np.ndarray:
         sim = self._sim
         assert sim is not None, "open() first"
         if self.realtime and not sim.first_click and self._index >= self._click_at:

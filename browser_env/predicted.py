@@ -254,15 +254,24 @@ class PredictedPlay:
         return d
 
     def page_state(self) -> np.ndarray:
-        """(12, 6): the state of the page's update just before the next decision's (waits for it)."""
-        while self.last_update < self.point - 1 and not self.done:
+        """(12, 6): the page's state that :meth:`decision_state` predicts: the update just before
+        the next decision's (waited for), or the last one followed if the page is already past it.
+        Records can arrive several at once, so this is that update's record, not the latest."""
+        target = max(self.point - 1, self.last_update)
+        while self.last_update < target and not self.done:
             self._next()
-        return self.records[-1][HEADER:].reshape(len(PARTS), len(STATE_COLUMNS)).copy()
+        rec = self._record_of(target)
+        if rec is None:  # the game ended before that update
+            rec = self.records[-1]
+        return rec[HEADER:].reshape(len(PARTS), len(STATE_COLUMNS)).copy()
 
     def _record_of(self, update: int) -> np.ndarray | None:
-        for r in reversed(self.records[-16:]):
-            if int(r[REC_UPDATE]) == update:
+        for r in reversed(self.records):
+            u = int(r[REC_UPDATE])
+            if u == update:
                 return r
+            if u < update:
+                break
         return None
 
     def finish(self, wait: bool = True) -> None:

@@ -109,6 +109,27 @@ def test_late_keys_are_followed_and_the_next_decision_starts_from_where_they_lan
     assert play.stats.late == len(masks) and play.stats.on_time == 0 and play.mirror.ok
 
 
+def test_records_arriving_several_at_once_the_page_state_is_the_one_decided_from() -> None:
+    # A busy browser delivers several updates' records at once: waiting for the update before a
+    # decision's can bring later ones too, and the page's state compared with the decision's
+    # must still be that update's, not the latest record.
+    play = PredictedPlay(SimulatedPage(seed=4, burst=3), 4, strict=True)
+    play.begin()
+    overshot = 0
+    for m in [9, 6, 6, 1, 8, 0, 9, 5, 10] * 3:
+        snap = play.decision_state()
+        assert snap is not None
+        sim = sim_env.QwopSim()
+        sim.restore(snap)
+        decided_from = max(play.point - 1, play.last_update)
+        state = play.page_state()
+        np.testing.assert_array_equal(sim.body_state(), state)
+        overshot += play.last_update > decided_from
+        play.act(m)
+    assert overshot > 0  # the page did run past the update decided from
+    assert play.stats.late > 0 and play.mirror.ok
+
+
 def test_lookahead_takes_the_action_whose_rollout_goes_best(guide) -> None:
     play, _ = _play(SimulatedPage(seed=5), [9] * 12)
     snap = play.decision_state()
