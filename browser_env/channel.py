@@ -66,7 +66,7 @@ class _Connection:
             self._timeout = timeout_s
         try:
             data = self.sock.recv(1 << 20)
-        except TimeoutError:
+        except (TimeoutError, BlockingIOError):  # a timeout of 0 makes the socket non-blocking: a poll
             raise TimeoutError("no answer from the page") from None
         if not data:
             raise ConnectionError("the page closed the channel")

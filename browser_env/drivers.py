@@ -8,6 +8,7 @@ through the browser's input pipeline (Playwright keyboard/mouse; Selenium Action
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from pathlib import Path
@@ -88,6 +89,14 @@ class Driver:
     def key_up(self, key: str) -> None:
         raise NotImplementedError
 
+    def keys(self, up: list[str], down: list[str]) -> None:
+        """Release ``up``, then press ``down``: one decision's key events, sent as close together
+        as the driver allows (each event waits for the page's acknowledgement when sent alone)."""
+        for k in up:
+            self.key_up(k)
+        for k in down:
+            self.key_down(k)
+
     def click(self, selector: str) -> None:
         raise NotImplementedError
 
@@ -164,6 +173,21 @@ class PlaywrightDriver(Driver):
     def key_up(self, key: str) -> None:
         self._page.keyboard.up(key)
 
+    def keys(self, up: list[str], down: list[str]) -> None:
+        # Playwright's sync API waits for each event's acknowledgement before sending the next
+        # (about 3 ms each, more while the page draws). The same calls of its async layer,
+        # gathered, go out back to back, in order, and all reach the page before its next
+        # update; where that layer is not as expected, one event at a time.
+        kb = getattr(self._page.keyboard, "_impl_obj", None)
+        run = getattr(self._page, "_sync", None)
+        if kb is None or run is None or len(up) + len(down) < 2:
+            return super().keys(up, down)
+
+        async def send() -> None:
+            await asyncio.gather(*[kb.up(k) for k in up], *[kb.down(k) for k in down])
+
+        run(send())
+
     def click(self, selector: str) -> None:
         self._page.click(selector)
 
@@ -232,6 +256,14 @@ class SeleniumDriver(Driver):
 
     def key_up(self, key: str) -> None:
         self._actions().key_up(key).perform()
+
+    def keys(self, up: list[str], down: list[str]) -> None:
+        chain = self._actions()  # one request: the driver sends the events in a row
+        for k in up:
+            chain = chain.key_up(k)
+        for k in down:
+            chain = chain.key_down(k)
+        chain.perform()
 
     def click(self, selector: str) -> None:
         from selenium.webdriver.common.by import By

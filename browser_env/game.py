@@ -424,12 +424,10 @@ class BrowserGame:
     def press(self, mask: int, held: int = 0) -> int:
         """Real key events that change the held keys from ``held`` to ``mask``; returns mask."""
         mask = _check_mask(mask)
-        for name, bit in KEY_NAMES:
-            if held & bit and not mask & bit:
-                self.driver.key_up(name)
-        for name, bit in KEY_NAMES:
-            if mask & bit and not held & bit:
-                self.driver.key_down(name)
+        up = [name for name, bit in KEY_NAMES if held & bit and not mask & bit]
+        down = [name for name, bit in KEY_NAMES if mask & bit and not held & bit]
+        if up or down:
+            self.driver.keys(up, down)
         return mask
 
     def tap(self, key: str) -> None:

@@ -230,3 +230,24 @@ def test_a_run_under_attack_is_identical(standin: Path, capfd: pytest.CaptureFix
     assert attacked[:, exact].tobytes() == quiet[:, exact].tobytes()
     out, err = capfd.readouterr()
     assert "Traceback" not in out + err
+
+
+def test_polling_the_stream_with_no_wait_is_no_record_not_a_broken_stream() -> None:
+    # A timeout of 0 makes the socket non-blocking; nothing to read then is a poll's empty answer.
+    import socket
+
+    from browser_env.channel import _Connection
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    page = socket.create_connection(listener.getsockname())
+    mine, _ = listener.accept()
+    listener.close()
+    try:
+        ch = DirectChannel()
+        ch._conn = _Connection(mine)
+        assert ch.pushed(0.0) == [] and ch.pushed(0.01) == []
+        with pytest.raises(TimeoutError):
+            ch._conn.receive(0.0)
+    finally:
+        mine.close()
+        page.close()
