@@ -31,6 +31,7 @@ events), ``episode_keys()`` the lock-step episode's key masks.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -73,9 +74,11 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         predict: bool = False,
         strict_mirror: bool = False,
         settle_s: float = 1.0,
+        start_keys: Sequence[Any] | None = None,
         **options: Any,
     ) -> None:
         self.config = EnvConfig(**options)
+        self._start_runs = self.config.start_keys(start_keys)
         if self.config.start_noise_updates and mode == "realtime":
             raise ValueError("start_noise_updates is for lock-step mode")
         if self.config.late_decision_prob:
@@ -145,7 +148,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         noise = np.zeros(0, dtype=np.int8)
         if self.mode == "lockstep":
             g.new_page()
-            noise = self.config.draw_start(self.np_random)
+            noise = self.config.draw_start(self.np_random, self._start_runs)
             if noise.size:
                 self._records.append(g.run(noise))
                 self._keys.extend(int(k) for k in noise)

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from sim_env.errors import UserInputError
 from sim_env.spec import CLICK_EVENT, RESET_EVENT_BASE
-from sim_env.usage import UserInputError
 
 FORMAT_VERSION = 1
 REQUIRED = {

@@ -19,9 +19,9 @@ import numpy as np
 
 import sim_env
 from demos.format import Demo, load_demo
+from sim_env.errors import UserInputError, check_out_folders
 from sim_env.spec import UPDATES_PER_SECOND
 from sim_env.traces import Divergence, first_divergence
-from sim_env.usage import UserInputError, check_out_folders
 
 
 def replay_sim(demo: Demo) -> tuple[dict[str, np.ndarray], Divergence | None]:

@@ -8,15 +8,17 @@ bash scripts/install.sh test,train,browser,scale
 PY=.venv/bin/python
 echo "== ruff"
 "$PY" -m ruff check .
+echo "== layers (import-linter: nothing imports upward; pyproject.toml's contracts)"
+.venv/bin/lint-imports --no-cache
 echo "== docs (mkdocs build --strict: a broken link or a page left out fails)"
 site=$(mktemp -d)
 NO_MKDOCS_2_WARNING=1 "$PY" -m mkdocs build --strict --quiet --site-dir "$site"
 rm -rf "$site"
 echo "== benchmark smoke runs"
-"$PY" -m sim_env.bench --quick --vec
-"$PY" -m browser_env.bench --quick
-"$PY" -m agents.search_bench --quick
-"$PY" -m agents.search_bench --quick --guide
+"$PY" -m agents.bench.sim --quick --vec
+"$PY" -m agents.bench.browser --quick
+"$PY" -m agents.bench.search --quick
+"$PY" -m agents.bench.search --quick --guide
 echo "== pytest"
 set +e
 "$PY" -m pytest -q "$@"

@@ -11,6 +11,7 @@ terms, the distance, the game time and the keys held.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -30,8 +31,11 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": UPDATES_PER_SECOND}
 
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+    def __init__(self, render_mode: str | None = None, start_keys: Sequence[Any] | None = None, **options: Any) -> None:
+        """``options``: :class:`~sim_env.env_config.EnvConfig`'s. ``start_keys``: runs' key masks
+        (one per update from the click to begin) that episodes may start inside."""
         self.config = EnvConfig(**options)
+        self._start_runs = self.config.start_keys(start_keys)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
@@ -71,7 +75,7 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self._env.reset()
-        noise = self.config.draw_start(self.np_random)
+        noise = self.config.draw_start(self.np_random, self._start_runs)
         if noise.size:
             self._env.advance(noise)
         self._keys = [int(k) for k in noise]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -10,8 +10,8 @@ import numpy as np
 
 from sim_env import _core
 from sim_env.actions import action_masks
+from sim_env.errors import UserInputError
 from sim_env.rewards import REWARD_TERMS, profile_weights
-from sim_env.usage import UserInputError
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,13 @@ class EnvConfig:
     start_noise_updates: if > 0, each episode starts with a random number (0..N) of
         updates with random keys, drawn from the env's seeded RNG. Off by default; the
         keys are part of the episode's history, so the run still replays exactly.
-    start_runs: demo files or folders (for example the planner's records) whose runs episodes may
-        start inside: the run's keys up to a random update are played first, so that the
-        agent practises from states a good run reaches (a reverse curriculum). Their time
-        counts toward ``time_limit``; the keys are part of the episode's history.
-    start_share: the share of episodes that start inside one of ``start_runs``.
+    start_runs: the demo files or folders (for example the planner's records) whose runs episodes
+        may start inside, as a config names them. The envs do not read files: they take the runs'
+        keys as ``start_keys`` (``demos.start_runs.start_run_keys(start_runs)``). An episode that
+        starts inside a run plays the run's keys up to a random update first, so that the agent
+        practises from states a good run reaches (a reverse curriculum). Their time counts toward
+        ``time_limit``; the keys are part of the episode's history.
+    start_share: the share of episodes that start inside one of the start runs.
     late_decision_prob: the share of steps whose keys land one update late (the step runs one
         more update first, with the keys held before it), drawn from the env's seeded RNG: what
         real-time play in the browser does to a share of decisions. A training option for robustness;
@@ -43,7 +45,7 @@ class EnvConfig:
         page computes its own; ``BrowserGame.sincos`` says which).
     """
 
-    # Read by config loaders (agents.config validates training configs with pydantic).
+    # Read by config loaders (agents.training.config validates training configs with pydantic).
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     action_set: str = field(default="distinct", metadata={"help": "full | distinct | article"})
@@ -83,8 +85,6 @@ class EnvConfig:
             raise ValueError(f"start_share must be in [0, 1], got {self.start_share!r}")
         if not (isinstance(self.late_decision_prob, (int, float)) and 0.0 <= self.late_decision_prob <= 1.0):
             raise ValueError(f"late_decision_prob must be in [0, 1], got {self.late_decision_prob!r}")
-        if self.start_runs:
-            start_run_keys(tuple(self.start_runs))  # readable, with at least one run
         if self.sincos not in ("fma", "generic"):
             raise ValueError(f"sincos must be 'fma' or 'generic' (see sim_env.libm), got {self.sincos!r}")
 
@@ -96,11 +96,28 @@ class EnvConfig:
     def weights(self) -> np.ndarray:
         return profile_weights(self.reward, self.reward_weights)
 
-    def draw_start(self, rng: np.random.Generator) -> np.ndarray:
+    def start_keys(self, start_keys: Sequence[Any] | None) -> list[np.ndarray]:
+        """An env's start runs, checked: one int8 key mask per update each (see ``start_runs``)."""
+        if start_keys is None or len(start_keys) == 0:
+            if self.start_runs:
+                raise UserInputError(
+                    "start_runs names demo files, which the env does not read: pass their runs' keys as "
+                    "start_keys=demos.start_runs.start_run_keys(start_runs)"
+                )
+            return []
+        runs = []
+        for k in start_keys:
+            a = np.asarray(k)
+            if a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) or a.min() < 0 or a.max() > 15:
+                raise UserInputError("start_keys: each start run is a non-empty 1-D sequence of key masks 0..15")
+            runs.append(a.astype(np.int8))
+        return runs
+
+    def draw_start(self, rng: np.random.Generator, runs: Sequence[np.ndarray] = ()) -> np.ndarray:
         """The keys played before one episode's first step (int8): with ``start_share``, a
-        start run's keys up to a random update; else 0..start_noise_updates random masks."""
-        if self.start_runs and self.start_share > 0 and rng.random() < self.start_share:
-            runs = start_run_keys(tuple(self.start_runs))
+        start run's keys (``runs``, from :meth:`start_keys`) up to a random update; else
+        0..start_noise_updates random masks."""
+        if runs and self.start_share > 0 and rng.random() < self.start_share:
             run = runs[int(rng.integers(0, len(runs)))]
             return run[: int(rng.integers(0, len(run)))].copy()
         n = self.start_noise_updates
@@ -140,23 +157,4 @@ def step_keys(before: list[int], mask: int, updates: int, late: int) -> list[int
     return [held] * d + [mask] * (updates - d)
 
 
-@functools.lru_cache(maxsize=16)
-def start_run_keys(paths: tuple[str, ...]) -> list[np.ndarray]:
-    """The update keys of every run in these demo files that starts from the click to begin
-    (the state every env episode starts from, so that the keys replay it exactly)."""
-    from demos.format import demo_files, load_demo
-    from sim_env.spec import CLICK_EVENT
-
-    runs = []
-    for path in demo_files(list(paths)):
-        demo = load_demo(path)
-        for i in range(demo.num_episodes):
-            events = demo.events[demo.episode_rows(i)]
-            if len(events) > 1 and events[0] == CLICK_EVENT and np.all((events[1:] >= 0) & (events[1:] < 16)):
-                runs.append(events[1:].astype(np.int8))
-    if not runs:
-        raise UserInputError(f"start_runs: no run from the click to begin in {', '.join(paths)}")
-    return runs
-
-
-__all__ = ["REWARD_TERMS", "EnvConfig", "start_run_keys", "step_keys"]
+__all__ = ["REWARD_TERMS", "EnvConfig", "step_keys"]

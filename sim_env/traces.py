@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from sim_env import PART_NAMES, STATE_COLUMNS, replay, replay_session
-from sim_env.usage import UserInputError, one_line
+from sim_env.errors import UserInputError, one_line
 
 TRACE_ARRAYS = ("state", "fallen", "game_ended", "jump_landed", "score_time", "score")
 

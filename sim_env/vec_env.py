@@ -1,5 +1,5 @@
 """Vector env over the batched C++ engine: a Gymnasium ``VectorEnv`` (and, through
-``sim_env.sb3``, a stable-baselines3 ``VecEnv``).
+``agents.training.sb3_env``, a stable-baselines3 ``VecEnv``).
 
     envs = sim_env.make_vec(64, num_threads=2, action_set="distinct", frame_skip=2)
     obs, info = envs.reset(seed=0)
@@ -15,6 +15,7 @@ actions.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,10 +34,20 @@ class QwopVecEnv(VectorEnv):
 
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int, num_threads: int | None = None, track_keys: bool = False, **options: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        num_threads: int | None = None,
+        track_keys: bool = False,
+        start_keys: Sequence[Any] | None = None,
+        **options: Any,
+    ) -> None:
+        """``options``: :class:`~sim_env.env_config.EnvConfig`'s. ``start_keys``: runs' key masks
+        (one per update from the click to begin) that episodes may start inside."""
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         self.config = EnvConfig(**options)
+        self._start_runs = self.config.start_keys(start_keys)
         threads = num_threads if num_threads is not None else min(os.cpu_count() or 1, num_envs)
         self._batch = sim_env.BatchSim(num_envs, threads, **self.config.episode_args(), sincos=self.config.sincos)
         self.num_envs = num_envs
@@ -60,10 +71,10 @@ class QwopVecEnv(VectorEnv):
         return self._batch
 
     def _start_noise(self, idx: np.ndarray) -> None:
-        if not (self.config.start_noise_updates or self.config.start_runs):
+        if not (self.config.start_noise_updates or self._start_runs):
             return
         for i in idx:
-            keys = self.config.draw_start(self._np_random_envs)
+            keys = self.config.draw_start(self._np_random_envs, self._start_runs)
             if keys.size:
                 self._batch.advance_env(int(i), keys)
             self.episode_prefix[int(i)] = keys

@@ -14,12 +14,12 @@ pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
 
 import sim_env
-from agents.cli import PRETRAINED
 from agents.cli import main as qwop
-from agents.config import TrainConfig, load_config, to_toml
-from agents.evaluate import evaluate_policy_sim, evaluate_sim, format_report, load_model
-from agents.search import save_keys_as_demo, search
-from agents.train import train
+from agents.search.policy_sampling import save_keys_as_demo, search
+from agents.shipped import PRETRAINED
+from agents.training.config import TrainConfig, load_config, to_toml
+from agents.training.evaluate import evaluate_policy_sim, evaluate_sim, format_report, load_model
+from agents.training.train import train
 from demos.format import load_demo
 from demos.replay import replay_sim
 from sim_env.actions import action_masks
@@ -197,8 +197,8 @@ def _gait_demo(tmp_path: Path) -> Path:
 
 def test_behaviour_cloning_learns_the_demonstrated_actions(tmp_path: Path) -> None:
     import demos
-    from agents.imitation import pretrain_bc
-    from agents.train import build_model, make_env
+    from agents.methods.imitation import pretrain_bc
+    from agents.training.train import build_model, make_env
 
     demo = _gait_demo(tmp_path)
     cfg = _small(tmp_path, "env.frame_skip=1")
@@ -227,15 +227,15 @@ def test_demonstration_injection_schedule(tmp_path: Path) -> None:
         'run.name="inject"',
         "run.checkpoint_every=0",
     )
-    from agents.imitation import DemoReplayBuffer
-    from agents.train import build_model, make_env
+    from agents.methods.imitation import DemoReplayBuffer
+    from agents.training.train import build_model, make_env
 
     summary = train(cfg, log=lambda s: None)
     assert 1400 <= summary["injected"] <= 1600  # on for 1500 steps at one demo per step, then off
     model = build_model(cfg, make_env(cfg), None)
     assert isinstance(model.replay_buffer, DemoReplayBuffer)
     import demos
-    from agents.imitation import DemoInjectionCallback
+    from agents.methods.imitation import DemoInjectionCallback
 
     data = demos.load(demo, action_set="distinct", frame_skip=1)
     cb = DemoInjectionCallback(data, ratio=0.5, until=800)
@@ -352,7 +352,7 @@ def test_browser_evaluation_on_the_standin(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_best_episode_prefers_finished_runs() -> None:
-    from agents.evaluate import Episode, best_episode
+    from agents.training.evaluate import Episode, best_episode
 
     keys = np.full(10, 9, dtype=np.int8)
     eps = [
@@ -368,16 +368,16 @@ def test_best_episode_prefers_finished_runs() -> None:
 def test_one_algorithm_table_and_no_import_cycle() -> None:
     import ast
 
-    from agents.algorithms import ALGORITHMS
     from agents.cli import build_parser
+    from agents.training.algorithms import ALGORITHMS
 
     root = Path(__file__).resolve().parent.parent / "agents"
     imported = {
         node.module
-        for node in ast.walk(ast.parse((root / "evaluate.py").read_text()))
+        for node in ast.walk(ast.parse((root / "training" / "evaluate.py").read_text()))
         if isinstance(node, ast.ImportFrom)
     }
-    assert "agents.train" not in imported  # train uses evaluation; evaluation does not use training
+    assert "agents.training.train" not in imported  # train uses evaluation; evaluation does not use training
     train_parser = build_parser()._subparsers._group_actions[0].choices["train"]
     algo_choices = next(a.choices for a in train_parser._actions if a.dest == "algo")
     assert list(algo_choices) == list(ALGORITHMS)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import sim_env
-from sim_env.bench import bench_batch
+from agents.bench.sim import bench_batch
 from sim_env.gaits import SHUFFLE, gait_keys
 
 # Bytes per game in a running batch (sim_env/PERFORMANCE.md has the breakdown).
@@ -143,7 +143,7 @@ def test_memory_per_game_in_a_running_batch() -> None:
 
 
 def test_memory_per_game_past_the_hurdle() -> None:
-    """The figure `python -m sim_env.bench` prints: 256 games spread over the gait's first
+    """The figure `python -m agents.bench.sim` prints: 256 games spread over the gait's first
     4,000 updates, so that half of them kick the 50 m hurdle along and hold the most
     contacts a run reaches, after 400 steps."""
     _, bytes_per_env = bench_batch(256, 2, steps=80, repeats=5)

@@ -338,7 +338,7 @@ def test_fetch_game_offline_message(tmp_path: Path) -> None:
 
 
 def test_browser_bench_smoke() -> None:
-    from browser_env.bench import main
+    from agents.bench.browser import main
 
     assert main(["--quick"]) == 0
 
@@ -371,7 +371,7 @@ def test_a_browser_killed_mid_evaluation_is_one_line_and_keeps_what_finished(
 ) -> None:
     import psutil
 
-    from agents.evaluate import evaluate_browser
+    from agents.training.evaluate import evaluate_browser
     from browser_env.env import QwopBrowserEnv
     from browser_env.errors import BrowserHarnessError
 

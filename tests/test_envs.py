@@ -146,7 +146,7 @@ def test_gymnasium_make_vec_and_sb3_adapter() -> None:
     obs, r, te, _tr, _ = envs.step(np.array([1, 2, 3]))
     assert r.shape == (3,) and te.dtype == bool
     pytest.importorskip("stable_baselines3")
-    from sim_env.sb3 import make_sb3_vec
+    from agents.training.sb3_env import make_sb3_vec
 
     venv = make_sb3_vec(3, 1, action_set="full")
     o = venv.reset()
@@ -187,11 +187,11 @@ RECORD = Path(__file__).resolve().parents[1] / "agents" / "records" / "beam_seed
 
 
 def test_episodes_start_inside_good_runs(tmp_path: Path) -> None:
-    from sim_env.env_config import start_run_keys
+    from demos.start_runs import start_run_keys
     from sim_env.vec_env import QwopVecEnv
 
     run = start_run_keys((str(RECORD),))[0]
-    env = gymnasium.make("QwopSim-v0", start_runs=[str(RECORD)], start_share=1.0, frame_skip=2).unwrapped
+    env = gymnasium.make("QwopSim-v0", start_keys=[run], start_share=1.0, frame_skip=2).unwrapped
     starts = set()
     for seed in range(6):
         env.reset(seed=seed)
@@ -204,16 +204,21 @@ def test_episodes_start_inside_good_runs(tmp_path: Path) -> None:
     # time spent before the first step counts toward the limit
     env.reset(seed=0)
     assert env._info(np.zeros(7))["episode_updates"] == len(env.episode_keys())
-    venv = QwopVecEnv(4, 1, track_keys=True, start_runs=[str(RECORD)], start_share=1.0)
+    venv = QwopVecEnv(4, 1, track_keys=True, start_keys=start_run_keys([str(RECORD)]), start_share=1.0)
     venv.reset(seed=1)
     assert all(len(p) > 0 and np.array_equal(p, run[: len(p)]) for p in venv.episode_prefix)
-    plain = gymnasium.make("QwopSim-v0", start_runs=[str(RECORD)], start_share=0.0).unwrapped
+    plain = gymnasium.make("QwopSim-v0", start_keys=[run], start_share=0.0).unwrapped
     plain.reset(seed=0)
     assert len(plain.episode_keys()) == 0
     not_demo = tmp_path / "x.npz"
     not_demo.write_bytes(b"nope")
     with pytest.raises(ValueError, match=r"x\.npz"):
-        gymnasium.make("QwopSim-v0", start_runs=[str(not_demo)])
+        start_run_keys([str(not_demo)])
+    # the env reads no files: a config's start_runs come to it as keys
+    with pytest.raises(ValueError, match=r"start_keys=demos\.start_runs\.start_run_keys"):
+        gymnasium.make("QwopSim-v0", start_runs=[str(RECORD)])
+    with pytest.raises(ValueError, match=r"key masks 0\.\.15"):
+        gymnasium.make("QwopSim-v0", start_keys=[[1, 2, 99]])
     with pytest.raises(ValueError, match="start_share must be in"):
         gymnasium.make("QwopSim-v0", start_share=1.5)
 
@@ -348,7 +353,7 @@ def test_a_dive_that_lands_short_of_100_m_is_a_fall_not_a_finish(tmp_path: Path)
     """The original counts a fall after the final jump as its landing, at the fall's x; these
     keys (the shipped agent's run, then random keys from 96 m) dive over the line and land at
     99.0 m. Every env, report and tool calls that a fall (finished_100m), not a finish."""
-    from agents.search import save_keys_as_demo
+    from agents.search.policy_sampling import save_keys_as_demo
     from demos.inspect import summary as demo_summary
     from demos.replay import outcome
     from sim_env.vec_env import QwopVecEnv

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import sim_env
-from agents.guided_rollouts import guide_from_model, policy_rollouts
-from agents.model_files import load_model
-from agents.planner import LocalExpander, PlannerConfig, load_state, new_state, run_search
+from agents.search.guided_rollouts import guide_from_model, policy_rollouts
+from agents.search.planner import LocalExpander, PlannerConfig, load_state, new_state, run_search
+from agents.training.model_files import load_model
 from sim_env.observation import observe
 from sim_env.spec import UNITS_PER_METRE
 from tests.clitools import one_line_error, qwop

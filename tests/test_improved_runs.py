@@ -1,4 +1,4 @@
-"""The rollout policy's runs over a trained agent (agents/improved_runs.py), saved as demos,
+"""The rollout policy's runs over a trained agent (agents/search/improved_runs.py), saved as demos,
 and demo folders wherever demo files are taken."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 import sim_env
-from agents.cli import PRETRAINED
 from agents.cli import main as qwop
-from agents.evaluate import evaluate_sim
-from agents.guided_rollouts import guide_from_model, policy_rollouts, rollout_rank
-from agents.improved_runs import improved_demos, improved_run
+from agents.search.guided_rollouts import guide_from_model, policy_rollouts, rollout_rank
+from agents.search.improved_runs import improved_demos, improved_run
+from agents.shipped import PRETRAINED
+from agents.training.evaluate import evaluate_sim
 from demos.format import DemoFormatError, demo_files, load_demo
 from demos.replay import replay_sim
-from sim_env.env_config import start_run_keys
+from demos.start_runs import start_run_keys
 
 # The model shipped before the fine-tuned one, whose rollout policy finishes from the start
 # (the fine-tuned agent's own falls at 60.9 m there: the improvement is one step, not a guarantee).
@@ -55,14 +55,14 @@ def test_rollout_policy_improves_on_its_guide_and_its_runs_replay(tmp_path: Path
 
 def test_improved_runs_command_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "imp"
-    assert qwop(["search", "--guide", str(BASE), "--improved-runs", "1", "--out", str(out)]) == 0
+    assert qwop(["improve", str(BASE), "--runs", "1", "--out", str(out)]) == 0
     assert "1 of 1 runs finished" in capsys.readouterr().out and len(list(out.glob("*.npz"))) == 1
     afile = tmp_path / "file.npz"
     afile.write_bytes(b"x")
-    assert qwop(["search", "--guide", "--improved-runs", "1", "--out", str(afile)]) == 2
+    assert qwop(["improve", "--runs", "1", "--out", str(afile)]) == 2
     assert "is a file" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
-        qwop(["search", "--guide", "--improved-runs", "0"])
+        qwop(["improve", "--runs", "0"])
     assert exc.value.code == 2
     (tmp_path / "empty").mkdir()
     with pytest.raises(DemoFormatError, match="without demo"):

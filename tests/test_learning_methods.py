@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.pddqn import PrioritizedDoubleDQN, td_targets
-from agents.prioritized_replay import PrioritizedReplayBuffer, SumTree
+from agents.methods.pddqn import PrioritizedDoubleDQN, td_targets
+from agents.methods.prioritized_replay import PrioritizedReplayBuffer, SumTree
 
 
 class Corridor(gym.Env):
@@ -158,7 +158,7 @@ def test_pddqn_learns_the_corridor(prioritized):
 
 
 def test_pddqn_takes_demonstrations_into_its_prioritized_buffer(tmp_path):
-    from agents.train import train
+    from agents.training.train import train
     from tests.test_agents import _gait_demo, _small
 
     demo = _gait_demo(tmp_path)
@@ -174,14 +174,14 @@ def test_pddqn_takes_demonstrations_into_its_prioritized_buffer(tmp_path):
     )
     summary = train(cfg, log=lambda s: None)
     assert 1400 <= summary["injected"] <= 1600
-    from agents.model_files import load_model
+    from agents.training.model_files import load_model
 
     model, info = load_model(summary["run_dir"] + "/final.zip")
     assert info["algo"] == "pddqn" and isinstance(model, PrioritizedDoubleDQN) and model.double_q
 
 
 def test_margin_loss_is_dqfds():
-    from agents.pddqn import margin_loss
+    from agents.methods.pddqn import margin_loss
 
     q = torch.tensor([[1.0, 2.0, 0.0], [3.0, 2.0, 0.0], [0.0, 9.0, 0.0]])
     actions = torch.tensor([[0], [0], [0]])
@@ -225,7 +225,7 @@ def test_demo_margin_makes_the_agent_take_the_demonstrated_actions(demo_margin):
 
 
 def test_rnd_bonus_falls_on_what_was_seen_and_stays_high_on_the_new():
-    from agents.rnd import RND
+    from agents.methods.rnd import RND
 
     rnd = RND(obs_size=8, seed=0)
     rng = np.random.default_rng(0)
@@ -240,7 +240,7 @@ def test_rnd_bonus_falls_on_what_was_seen_and_stays_high_on_the_new():
 
 
 def test_rnd_weight_schedules():
-    from agents.rnd import bonus_weight
+    from agents.methods.rnd import bonus_weight
 
     assert bonus_weight(0.2, "none", 100, 10_000) == 0.2
     assert bonus_weight(0.2, "linear", 100, 50) == pytest.approx(0.1)
@@ -263,7 +263,7 @@ def _goals_reached(weight: float, seed: int, steps: int = 20_000) -> int:
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    from agents.rnd import RNDBonus
+    from agents.methods.rnd import RNDBonus
 
     class CountGoals(VecEnvWrapper):
         goals = 0
@@ -293,7 +293,7 @@ def test_ppo_with_rnd_finds_a_sparse_reward_that_ppo_alone_misses():
 
 
 def test_qwop_train_with_rnd_logs_the_bonus(tmp_path):
-    from agents.train import train
+    from agents.training.train import train
     from tests.test_agents import _small
 
     cfg = _small(tmp_path, 'algo.name="ppo"', "algo.rnd_weight=0.05", 'run.name="rnd"', "run.checkpoint_every=0")
@@ -316,9 +316,9 @@ TEACHER = Path(__file__).resolve().parents[1] / "agents" / "models" / "qwop_ppo.
 
 @pytest.mark.skipif(not TEACHER.is_file(), reason="the shipped pretrained model is missing")
 def test_qwop_train_distills_the_shipped_agent_into_a_small_student(tmp_path):
-    from agents.config import load_config
-    from agents.model_files import load_model
-    from agents.train import train
+    from agents.training.config import load_config
+    from agents.training.model_files import load_model
+    from agents.training.train import train
 
     cfg = load_config(
         None,
@@ -349,13 +349,13 @@ def test_qwop_train_distills_the_shipped_agent_into_a_small_student(tmp_path):
 
 
 def test_distillation_needs_an_actor_student(tmp_path):
-    from agents.config import load_config
-    from sim_env.usage import UserInputError
+    from agents.training.config import load_config
+    from sim_env.errors import UserInputError
 
     with pytest.raises(UserInputError, match="ppo or a2c"):
         load_config(None, ['distill.teacher="x.zip"', 'algo.name="dqn"'])
     with pytest.raises(UserInputError, match="model not found"):
-        from agents.train import train
+        from agents.training.train import train
 
         train(load_config(None, [f'run.out_dir="{tmp_path}"', 'distill.teacher="nothing.zip"']), log=lambda s: None)
 
@@ -364,7 +364,7 @@ def test_distillation_needs_an_actor_student(tmp_path):
 
 
 def test_head_targets_choose_the_next_action_on_the_combined_values():
-    from agents.reward_heads import head_targets
+    from agents.methods.reward_heads import head_targets
 
     terms = torch.tensor([[1.0, -1.0]])
     dones = torch.tensor([[0.0]])
@@ -399,7 +399,7 @@ class TwoTerms(gym.Env):
 
 
 def test_reward_heads_learn_each_term_and_weights_change_without_retraining(tmp_path):
-    from agents.reward_heads import MultiHeadDQNPolicy
+    from agents.methods.reward_heads import MultiHeadDQNPolicy
 
     model = PrioritizedDoubleDQN(
         "MlpPolicy",
@@ -432,11 +432,11 @@ def test_reward_heads_learn_each_term_and_weights_change_without_retraining(tmp_
 
 
 def test_qwop_train_with_reward_heads(tmp_path):
-    from agents.config import load_config
-    from agents.model_files import load_model
-    from agents.train import train
+    from agents.training.config import load_config
+    from agents.training.model_files import load_model
+    from agents.training.train import train
+    from sim_env.errors import UserInputError
     from sim_env.rewards import REWARD_TERMS
-    from sim_env.usage import UserInputError
     from tests.test_agents import _small
 
     cfg = _small(tmp_path, 'algo.name="pddqn"', "algo.reward_heads=true", 'env.reward="speed"', 'run.name="heads"')
@@ -450,8 +450,8 @@ def test_qwop_train_with_reward_heads(tmp_path):
 def test_learning_benchmark_reports_success_and_finish_times(tmp_path, capsys):
     import json
 
-    from agents.learning_bench import main
-    from agents.model_files import load_model
+    from agents.bench.learning import main
+    from agents.training.model_files import load_model
 
     sets = ["batch.num_envs=4", "policy.net_arch=[16]", "algo.n_steps=32", "algo.batch_size=32"]
     args = ["--minutes", "0.03", "--clock", "wall", "--out", str(tmp_path)]
@@ -483,8 +483,8 @@ def test_learning_benchmark_reports_success_and_finish_times(tmp_path, capsys):
 def test_a_run_stopped_by_minutes_still_runs_its_schedules(tmp_path):
     from stable_baselines3.common.callbacks import CallbackList
 
-    from agents.config import load_config
-    from agents.train import ScheduleHorizon, StopAfterMinutes, build_model, make_env
+    from agents.training.config import load_config
+    from agents.training.train import ScheduleHorizon, StopAfterMinutes, build_model, make_env
 
     cfg = load_config(
         None, ['algo.name="pddqn"', "batch.num_envs=4", "run.total_timesteps=40", "algo.learning_starts=8"]
@@ -500,8 +500,8 @@ def test_a_run_stopped_by_minutes_still_runs_its_schedules(tmp_path):
 
 
 def test_the_record_recipe_loads_and_trains(tmp_path):
-    from agents.config import load_config
-    from agents.train import train
+    from agents.training.config import load_config
+    from agents.training.train import train
 
     recipes = Path(__file__).resolve().parents[1] / "agents" / "recipes"
     recipe = recipes / "record.toml"
@@ -531,9 +531,9 @@ checkpoint_every = 0
 
 
 def test_a_recipe_runs_its_next_stage_from_the_kept_model(tmp_path):
-    from agents.config import load_config
-    from agents.model_files import load_model
-    from agents.train import train
+    from agents.training.config import load_config
+    from agents.training.model_files import load_model
+    from agents.training.train import train
 
     recipes = tmp_path / "recipes"
     recipes.mkdir()
@@ -553,9 +553,9 @@ def test_a_recipe_runs_its_next_stage_from_the_kept_model(tmp_path):
 
 
 def test_a_stage_chain_that_loops_is_refused_before_training(tmp_path):
-    from agents.config import load_config
-    from agents.train import train
-    from sim_env.usage import UserInputError
+    from agents.training.config import load_config
+    from agents.training.train import train
+    from sim_env.errors import UserInputError
 
     (tmp_path / "a.toml").write_text(_STAGE + 'then = "b.toml"\n')
     (tmp_path / "b.toml").write_text(_STAGE + 'then = "a.toml"\n')
@@ -568,9 +568,9 @@ def test_a_stage_chain_that_loops_is_refused_before_training(tmp_path):
 
 
 def test_the_finetune_recipe_resumes_with_a_folder_of_runs(tmp_path):
-    from agents.config import load_config
-    from agents.search import save_keys_as_demo
-    from agents.train import train
+    from agents.search.policy_sampling import save_keys_as_demo
+    from agents.training.config import load_config
+    from agents.training.train import train
     from sim_env.gaits import SHUFFLE, gait_keys
 
     recipes = Path(__file__).resolve().parents[1] / "agents" / "recipes"
@@ -601,11 +601,11 @@ def test_the_finetune_recipe_resumes_with_a_folder_of_runs(tmp_path):
 def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     """run.best_every: the kept model is the one judged (its run from the standard start
     replays to the recorded time), and a model is kept only if fast enough and reliable."""
-    from agents.best_model import KeepBest
-    from agents.config import load_config
-    from agents.evaluate import evaluate_sim
-    from agents.model_files import load_model
-    from agents.train import train
+    from agents.training.best_model import KeepBest
+    from agents.training.config import load_config
+    from agents.training.evaluate import evaluate_sim
+    from agents.training.model_files import load_model
+    from agents.training.train import train
 
     # a model that stays in the repository (the shipped default may change)
     shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "qwop_pddqn_base.zip"
@@ -663,7 +663,7 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
 def test_learning_benchmark_shows_the_fastest_model_kept_so_far(tmp_path):
     import json
 
-    from agents.learning_bench import _kept_so_far, format_table
+    from agents.bench.learning import _kept_so_far, format_table
 
     path = tmp_path / "best.json"
     assert _kept_so_far(path) == {}
@@ -682,8 +682,8 @@ def test_learning_benchmark_shows_the_fastest_model_kept_so_far(tmp_path):
 
 
 def test_the_robust_recipe_resumes_from_noisy_starts(tmp_path):
-    from agents.config import load_config
-    from agents.train import train
+    from agents.training.config import load_config
+    from agents.training.train import train
 
     root = Path(__file__).resolve().parents[1] / "agents"
     sets = [f'run.out_dir="{tmp_path}"', "run.total_timesteps=2000", "run.steps=2000", "algo.learning_starts=500"]

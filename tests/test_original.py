@@ -226,8 +226,8 @@ def test_eval_browser_equals_eval_sim(tmp_path: Path) -> None:
 
 
 def test_realtime_eval_trace_replays_exactly(tmp_path: Path) -> None:
-    from agents.cli import PRETRAINED
-    from agents.evaluate import evaluate_browser, save_browser_recording
+    from agents.shipped import PRETRAINED
+    from agents.training.evaluate import evaluate_browser, save_browser_recording
     from demos.format import load_demo
     from demos.replay import replay_sim
 
@@ -252,10 +252,10 @@ def test_realtime_play_mirror_equals_the_page_at_every_update(backend: str) -> N
     """``qwop play``'s loop on the original: the mirror equals the page at every update (strict:
     the first difference fails), the lookahead's keys land where they are meant to, the
     session replays exactly."""
-    from agents.cli import PRETRAINED
-    from agents.guided_rollouts import guide_from_model
-    from agents.lookahead import LookaheadController
-    from agents.play import play_episode, replays_exactly
+    from agents.realtime.lookahead import LookaheadController
+    from agents.realtime.play import play_episode, replays_exactly
+    from agents.search.guided_rollouts import guide_from_model
+    from agents.shipped import PRETRAINED
     from browser_env.pages import LivePage
     from browser_env.priority import RealtimePriority
 
@@ -324,10 +324,15 @@ def test_browser_env_starts_inside_a_good_run(tmp_path: Path) -> None:
     import gymnasium
 
     import browser_env  # noqa: F401 (registers QwopBrowser-v0)
+    from demos.start_runs import start_run_keys
 
     record = RECORDS[0]
     env = gymnasium.make(
-        "QwopBrowser-v0", game=str(ORIGINAL), mode="lockstep", start_runs=[str(record)], start_share=1.0
+        "QwopBrowser-v0",
+        game=str(ORIGINAL),
+        mode="lockstep",
+        start_keys=start_run_keys([str(record)]),
+        start_share=1.0,
     )
     try:
         env.reset(seed=3)

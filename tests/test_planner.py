@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import sim_env
-from agents.planner import LocalExpander, Planner, PlannerConfig, SearchState, load_state, new_state, run_search
+from agents.search.planner import LocalExpander, Planner, PlannerConfig, SearchState, load_state, new_state, run_search
 from sim_env.gaits import SHUFFLE, gait_keys
 from tests.clitools import one_line_error, qwop
 
@@ -104,7 +104,7 @@ def test_ray_address_that_does_not_answer(tmp_path: Path) -> None:
 
 def assert_ray_equals_local(cfg: PlannerConfig, budget: int) -> None:
     """The same search on a local Ray cluster (2 workers) and on 2 local threads."""
-    from agents.ray_expander import RayExpander
+    from agents.search.ray_expander import RayExpander
 
     ray_exp = RayExpander("local", workers=2)
     try:
@@ -147,13 +147,13 @@ def test_search_from_a_given_run_refines_it(tmp_path, capsys):
     assert main([*args, "--threads", "2", "--beam", "16", "--children", "8"]) == 0
     printed = capsys.readouterr().out
     assert "starting from" in printed and "finishes in 57.47 s" in printed
-    from agents.planner import load_state
+    from agents.search.planner import load_state
 
     st = load_state(state)
     assert st.best_keys is not None and st.best_time_s <= 57.47 + 1e-9  # never worse than the run it was given
     # a run that does not finish is refused in one line
     unfinished = tmp_path / "short.npz"
-    from agents.search import save_keys_as_demo
+    from agents.search.policy_sampling import save_keys_as_demo
 
     save_keys_as_demo(np.zeros(30, dtype=np.int8), unfinished, {})
     assert main(["search", "--from-run", str(unfinished), "--updates", "1000", "--state", str(tmp_path / "t.npz")]) == 2

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import sim_env
-from agents.guided_rollouts import guide_from_model, policy_rollouts, rollout_rank
-from agents.lookahead import LookaheadController
-from agents.play import play_episode, replays_exactly, report
+from agents.realtime.lookahead import LookaheadController
+from agents.realtime.play import play_episode, replays_exactly, report
+from agents.search.guided_rollouts import guide_from_model, policy_rollouts, rollout_rank
 from browser_env.mirror import MirrorDivergedError, PageMirror
 from browser_env.pages import SimulatedPage
 from browser_env.predicted import PredictedPlay

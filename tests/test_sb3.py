@@ -8,7 +8,7 @@ import pytest
 sb3 = pytest.importorskip("stable_baselines3")
 torch = pytest.importorskip("torch")
 
-from sim_env.sb3 import make_sb3_vec  # noqa: E402
+from agents.training.sb3_env import make_sb3_vec  # noqa: E402
 
 OPTIONS = {"action_set": "distinct", "frame_skip": 4, "time_limit": 10.0}
 

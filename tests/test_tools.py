@@ -1,4 +1,4 @@
-"""Command-line tools: the divergence finder, the demo and the benchmark smoke run."""
+"""Command-line tools: the divergence finder (``qwop diverge``) and the benchmark smoke run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import sim_env
-from sim_env import diverge
+from agents.cli import main as qwop
 from sim_env.traces import first_divergence, load_trace, simulate
 
 
@@ -35,17 +35,17 @@ def test_diverge_cli_reports_perturbed_trace(tmp_path: Path, capsys: pytest.Capt
     bad["state"][33, 0, 1] += 1e-7
     path = tmp_path / "perturbed.npz"
     np.savez(path, **bad)
-    assert diverge.main([str(path)]) == 1
+    assert qwop(["diverge", str(path)]) == 1
     out = capsys.readouterr().out
     assert "update 33" in out and "torso.y" in out
     good = tmp_path / "good.npz"
     np.savez(good, **run)
-    assert diverge.main([str(good)]) == 0
+    assert qwop(["diverge", str(good)]) == 0
     assert "identical over all" in capsys.readouterr().out
 
 
 def test_diverge_on_reference_trace(reference: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert diverge.main([str(reference / "traces" / "hold_qp.npz")]) == 0
+    assert qwop(["diverge", str(reference / "traces" / "hold_qp.npz")]) == 0
     out = capsys.readouterr().out
     assert "identical" in out and "internals identical" in out
 
@@ -70,11 +70,6 @@ def _run(*args: str) -> str:
     return res.stdout
 
 
-def test_demo_runs_the_builtin_gait() -> None:
-    out = _run("-m", "sim_env.demo", "--seconds", "20")
-    assert "built-in gait" in out and " m in 20.0 s" in out
-
-
 def test_bench_smoke() -> None:
-    out = _run("-m", "sim_env.bench", "--quick")
+    out = _run("-m", "agents.bench.sim", "--quick")
     assert "updates/s" in out and "memory per game" in out

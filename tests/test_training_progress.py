@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from agents.train import TrainingProgress
+from agents.training.train import TrainingProgress
 from tests.clitools import qwop
 
 

@@ -20,7 +20,7 @@ PRETRAINED = Path(__file__).resolve().parent.parent / "agents" / "models" / "qwo
 
 def test_missing_and_damaged_models(tmp_path: Path) -> None:
     one_line_error(qwop("eval", str(tmp_path / "missing.zip")), "model not found", "missing.zip")
-    one_line_error(qwop("search", "--policy", str(tmp_path / "missing.zip")), "model not found")
+    one_line_error(qwop("sample", str(tmp_path / "missing.zip")), "model not found")
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"this is not a model")
     (tmp_path / "bad.qwop.json").write_text('{"algo": "ppo", "env": {}}')
@@ -77,13 +77,13 @@ def test_impossible_episode_counts() -> None:
 def test_diverge_on_a_file_that_is_not_a_trace(tmp_path: Path) -> None:
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"\x80\x04 pickled stuff")
-    one_line_error(qwop(str(junk), module="sim_env.diverge"), "is not a trace", "not a .npz archive")
+    one_line_error(qwop("diverge", str(junk)), "is not a trace", "not a .npz archive")
     np.savez(tmp_path / "other.npz", a=np.zeros(3))
-    one_line_error(qwop(str(tmp_path / "other.npz"), module="sim_env.diverge"), "neither 'keys' nor 'events'")
+    one_line_error(qwop("diverge", str(tmp_path / "other.npz")), "neither 'keys' nor 'events'")
 
 
 def test_demo_files_are_ordinary_files_and_videos_need_no_system_ffmpeg(tmp_path: Path) -> None:
-    from agents.search import save_keys_as_demo
+    from agents.search.policy_sampling import save_keys_as_demo
 
     path = save_keys_as_demo(np.full(40, 9, dtype=np.int8), tmp_path / "run.npz", {"test": True})
     mode = stat.S_IMODE(path.stat().st_mode)
@@ -112,9 +112,11 @@ def test_gifs_play_at_the_game_pace() -> None:
 
 
 def test_help_explains_the_options() -> None:
-    p = qwop("search", "--help")
-    text = " ".join(p.stdout.split())  # argparse wraps the help to the terminal's width
-    assert p.returncode == 0 and "how many runs to sample" in text and "same best run" in text and "--resume" in text
+    # the three ways to search are three commands, each with its own help
+    text = {c: " ".join(qwop(c, "--help").stdout.split()) for c in ("search", "sample", "improve")}  # unwrapped
+    assert "same best run" in text["search"] and "--resume" in text["search"] and "--episodes" not in text["search"]
+    assert "how many runs to sample" in text["sample"] and "--resume" not in text["sample"]
+    assert "a folder for the finished runs" in text["improve"] and "--lookahead" in text["improve"]
     p = qwop("browser-bench", "--help")
     assert p.returncode == 0 and "--quick" in p.stdout and "--game" in p.stdout
 

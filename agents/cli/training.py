@@ -1,0 +1,228 @@
+"""Commands about agents: ``qwop train``, ``qwop eval`` and ``qwop play``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import numpy as np
+
+from agents.cli.common import BACKENDS, GAME_HELP, check_demo_files
+from agents.cli.usage import nonnegative_int, positive_float, positive_int, probability
+from agents.realtime.lookahead import DEFAULT_HORIZON
+from agents.shipped import PRETRAINED
+from agents.training.algorithms import ALGORITHMS
+from sim_env.errors import UserInputError, check_out_folders
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser("train", help="train an agent on the batched simulator")
+    p.add_argument("--algo", choices=list(ALGORITHMS))
+    p.add_argument("--config", help="TOML config (see --print-config for every parameter)")
+    p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", help="override one parameter")
+    p.add_argument("--minutes", type=positive_float, help="wall-clock budget (instead of run.total_timesteps)")
+    p.add_argument("--steps", type=positive_int, help="total env steps (replaces the config's time budget)")
+    p.add_argument("--name", help="run folder name under runs/ (must not exist yet)")
+    p.add_argument("--resume", metavar="CHECKPOINT", help="continue from a checkpoint .zip")
+    p.add_argument("--pretrain", nargs="+", metavar="DEMO", help="behaviour cloning on these demos first")
+    p.add_argument(
+        "--inject", nargs="+", metavar="DEMO", help="inject these demos into the replay buffer (dqn/qrdqn/pddqn)"
+    )
+    p.add_argument("--gif", help="write a GIF of the best evaluation run")
+    p.add_argument("--print-config", action="store_true", help="print the full configuration and exit")
+    p.set_defaults(func=_train)
+    p = sub.add_parser("eval", help="evaluate a model in the simulator or in the browser")
+    p.add_argument("model", nargs="?", help="model .zip (default: the shipped pretrained model)")
+    p.add_argument("--sim", action="store_true", help="in the simulator (default)")
+    p.add_argument("--browser", action="store_true", help="in the real game in a browser")
+    p.add_argument("--game", help=GAME_HELP)
+    p.add_argument("--mode", default="lockstep", choices=["lockstep", "realtime"])
+    p.add_argument("--backend", default="playwright", choices=BACKENDS)
+    p.add_argument("--episodes", type=positive_int, help="episodes (default 32 in the simulator, 3 in the browser)")
+    p.add_argument("--start-noise", type=nonnegative_int, default=15, help="random start updates per episode")
+    p.add_argument("--no-noise", action="store_true", help="no random start (all episodes then equal)")
+    p.add_argument(
+        "--late",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="simulator: the share of decisions that land one update late, as in real-time play (default 0)",
+    )
+    p.add_argument("--gif", help="write a GIF of the best episode")
+    p.add_argument("--trace", help="write the best episode as a demo-format trace")
+    p.add_argument("--show", action="store_true", help="show the browser window")
+    p.add_argument(
+        "--predict",
+        action="store_true",
+        help="--mode realtime: predicted decisions (a mirror of the page decides ahead; see qwop play)",
+    )
+    p.set_defaults(func=_eval)
+    p = sub.add_parser(
+        "play",
+        help="play the original in real time, the exact simulator in the loop (lookahead from a mirror of the page)",
+        description="Plays the original in a browser at its own pace with real key presses, from a fresh page each "
+        "episode. A mirror of the page in the simulator follows it bit for bit; each decision is computed ahead "
+        "from its exact state, is the action whose rollout of MODEL goes fastest (--horizon decisions deep), and "
+        "is sent the moment the page has run the update before the one it is for.",
+    )
+    p.add_argument("model", nargs="?", help="model .zip guiding the lookahead (default: the shipped pretrained model)")
+    p.add_argument("--episodes", type=positive_int, default=1, help="episodes, each from a fresh page (default 1)")
+    p.add_argument("--mode", default="realtime", choices=["realtime", "lockstep"], help="the page's pace")
+    p.add_argument("--sim", action="store_true", help="in the simulator (a real-time page emulated) instead")
+    p.add_argument(
+        "--late",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="--sim: the chance that a key change lands one update late (default 0)",
+    )
+    p.add_argument(
+        "--horizon",
+        type=nonnegative_int,
+        default=DEFAULT_HORIZON,
+        help=f"decisions of the model's rollout after each tried action (default {DEFAULT_HORIZON}; 0: plain policy)",
+    )
+    p.add_argument(
+        "--late-weight",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="weigh each action's outcome if its keys landed an update late by P (default 0: not tried)",
+    )
+    p.add_argument("--game", help=GAME_HELP)
+    p.add_argument("--backend", default="playwright", choices=BACKENDS)
+    p.add_argument("--show", action="store_true", help="a visible browser window, to watch the run")
+    p.add_argument("--time-limit", type=positive_float, default=120.0, help="game seconds per episode (default 120)")
+    p.add_argument("--seed", type=int, default=0, help="--sim: seed of the intro screen's length and late keys")
+    p.add_argument("--strict", action="store_true", help="stop at the first difference between page and mirror")
+    p.add_argument("--trace", help="write the best episode's whole page session (replays exactly: qwop replay)")
+    p.add_argument("--out", help="a new folder for every episode's trace and report.json")
+    p.add_argument("--gif", help="write a GIF of the best episode")
+    p.add_argument(
+        "--priority",
+        default="raise",
+        choices=["raise", "normal"],
+        help="raise the CPU priority of the player and its browser where allowed (root), so that other work on "
+        "the machine does not make keys late (default raise; see docs/realtime.md)",
+    )
+    p.set_defaults(func=_play)
+
+
+def _train(args: argparse.Namespace) -> int:
+    from agents.training.config import load_config, to_toml
+
+    if args.minutes is not None and args.steps is not None:
+        raise UserInputError("give --minutes or --steps, not both")
+    cfg = load_config(args.config, list(args.set or []))
+    if args.algo:
+        cfg.algo.name = args.algo
+    if args.resume:
+        _resume_algo(cfg, args.resume, args.algo)
+    if args.minutes is not None:
+        cfg.run.minutes = args.minutes
+    if args.steps is not None:  # a step budget replaces any time budget of the config
+        cfg.run.total_timesteps, cfg.run.minutes, cfg.run.steps = args.steps, 0.0, 0
+    if args.name:
+        cfg.run.name = args.name
+    if args.pretrain:
+        cfg.imitation.pretrain = list(args.pretrain)
+    if args.inject:
+        cfg.imitation.inject = list(args.inject)
+    cfg.validate()
+    if args.print_config:
+        print(to_toml(cfg))
+        return 0
+    check_demo_files(cfg.imitation.pretrain, "--pretrain")
+    check_demo_files(cfg.imitation.inject, "--inject")
+    from agents.training.evaluate import format_report, gif_of_keys
+    from agents.training.model_files import check_model_file
+    from agents.training.train import resume_command, summarize, train
+
+    resume = str(check_model_file(args.resume)) if args.resume else None
+    summary = train(cfg, resume=resume)
+    if summary.get("interrupted"):
+        print(
+            f"interrupted ({summary['interrupted']}) at {summary['timesteps']:,} steps: the model is saved as "
+            f"{summary['model']}; continue with: {resume_command(summary)}",
+            file=sys.stderr,
+        )
+        return 130
+    print(summarize(summary))
+    print(format_report(summary["eval"]))
+    if args.gif:
+        path = gif_of_keys(np.array(summary["eval"]["best_keys"], dtype=np.int8), args.gif)
+        print(f"GIF of the best evaluation run (drawn from the simulator): {path}")
+    return 0
+
+
+def _resume_algo(cfg: Any, resume: str, algo: str | None) -> None:
+    """A resumed model's algorithm is the one it was trained with (from its sidecar)."""
+    from agents.training.model_files import check_model_file, read_sidecar
+
+    trained = read_sidecar(check_model_file(resume))["algo"]
+    if algo and algo != trained:
+        raise UserInputError(f"{resume} was trained with --algo {trained}, not {algo}; leave --algo out to resume it")
+    cfg.algo.name = trained
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from agents.training.evaluate import (
+        evaluate_browser,
+        evaluate_sim,
+        format_report,
+        gif_of_keys,
+        write_trace_and_gif,
+    )
+    from agents.training.model_files import check_model_file
+
+    model = str(check_model_file(args.model or PRETRAINED))
+    check_out_folders(args.gif, args.trace)  # before the evaluation, not after it
+    noise = 0 if args.no_noise else args.start_noise
+    if args.predict and not (args.browser and args.mode == "realtime"):
+        raise UserInputError("--predict is for --browser --mode realtime")
+    if args.mode == "realtime" and not args.browser:
+        raise UserInputError("--mode realtime is for --browser; in the simulator, --late P emulates real time")
+    if args.browser and args.late:
+        raise UserInputError("--late emulates real time in the simulator; in the browser use --mode realtime")
+    if args.browser:
+        report, records = evaluate_browser(
+            model,
+            args.game,
+            mode=args.mode,
+            backend=args.backend,
+            episodes=args.episodes or 3,
+            start_noise_updates=noise,
+            headless=not args.show,
+            progress=True,
+            predict=args.predict,
+        )
+        print(format_report(report))
+        best = int(report["best_index"])
+        initial, rec, t0 = records[best]
+        meta = {"source": f"qwop eval --browser ({args.mode})", "model": model}
+        write_trace_and_gif(rec, initial, t0, meta, args.trace, args.gif)
+        if report.get("stopped"):
+            print(f"stopped early: {report['stopped']}", file=sys.stderr)
+            return 130 if report["stopped"].startswith("interrupted") else 2
+        return 0
+    report = evaluate_sim(
+        model, episodes=args.episodes or 32, start_noise_updates=noise, progress=True, late_decision_prob=args.late
+    )
+    print(format_report(report))
+    keys = np.array(report["best_keys"], dtype=np.int8)
+    if args.trace:
+        from agents.search.policy_sampling import save_keys_as_demo
+
+        print(f"trace of the best episode: {save_keys_as_demo(keys, args.trace, {'model': model})}")
+    if args.gif:
+        print(f"GIF of the best episode: {gif_of_keys(keys, args.gif)}")
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from agents.realtime.play import main_play
+
+    if args.sim and (args.game or args.show):
+        raise UserInputError("--game and --show are for the browser; --sim plays in the simulator")
+    return main_play(args, PRETRAINED)

@@ -1,0 +1,157 @@
+"""Prioritised experience replay (Schaul et al. 2016, proportional variant) on SB3's buffer.
+
+:class:`SumTree` holds one priority per stored transition and samples in proportion to them;
+:class:`PrioritizedReplayBuffer` is the demonstration-aware replay buffer
+(:class:`agents.methods.imitation.DemoReplayBuffer`) with priorities: new transitions enter at the
+largest priority seen so far, the learner sets ``(|TD error| + eps) ** alpha`` after each
+update, demonstrations get ``demo_bonus`` on top (DQfD's constant, so that a few expert
+transitions keep being replayed among many of the agent's own), and samples carry the
+importance-sampling weights ``(N P(i)) ** -beta``, normalised by the batch's largest.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+
+from agents.methods.imitation import DemoReplayBuffer
+
+
+class SumTree:
+    """Priorities of ``capacity`` slots in a binary tree of partial sums (vectorised numpy)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.leaves = 1 << max(0, (capacity - 1).bit_length())
+        self.tree = np.zeros(2 * self.leaves, dtype=np.float64)
+
+    @property
+    def total(self) -> float:
+        return float(self.tree[1])
+
+    def get(self, index: np.ndarray) -> np.ndarray:
+        return self.tree[np.asarray(index) + self.leaves]
+
+    def set(self, index: np.ndarray, priority: np.ndarray) -> None:
+        index = np.asarray(index, dtype=np.int64).ravel()
+        priority = np.broadcast_to(np.asarray(priority, dtype=np.float64), index.shape)
+        if index.size and (index.min() < 0 or index.max() >= self.capacity):
+            raise IndexError("priority index out of range")
+        if np.any(~np.isfinite(priority)) or np.any(priority < 0):
+            raise ValueError("priorities must be finite and non-negative")
+        node = index + self.leaves
+        self.tree[node] = priority  # the last of repeated indices wins, as in a loop
+        node = np.unique(node // 2)
+        while node[0] >= 1:
+            self.tree[node] = self.tree[2 * node] + self.tree[2 * node + 1]
+            if node[0] == 1:
+                break
+            node = np.unique(node // 2)
+
+    def find(self, mass: np.ndarray) -> np.ndarray:
+        """For each value in [0, total), the slot whose cumulative-priority interval holds it."""
+        mass = np.array(mass, dtype=np.float64)
+        node = np.ones(mass.shape, dtype=np.int64)
+        while node[0] < self.leaves:
+            left = self.tree[2 * node]
+            right = mass >= left
+            mass = np.where(right, mass - left, mass)
+            node = 2 * node + right
+        index = node - self.leaves
+        # Rounding can step past the last slot with weight; fall back to the nearest one with some.
+        bad = (index >= self.capacity) | (self.tree[node] <= 0)
+        if np.any(bad):
+            nonzero = np.flatnonzero(self.tree[self.leaves : self.leaves + self.capacity] > 0)
+            pick = np.searchsorted(nonzero, index[bad]).clip(0, len(nonzero) - 1)
+            index[bad] = nonzero[pick]
+        return index
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` slots drawn in proportion to priority (one per equal stratum of the total)."""
+        if not self.total > 0:
+            raise ValueError("cannot sample: every priority is zero")
+        edges = np.arange(n, dtype=np.float64) / n * self.total
+        return self.find(edges + rng.random(n) * (self.total / n))
+
+
+class PrioritizedSamples(NamedTuple):
+    observations: torch.Tensor
+    actions: torch.Tensor
+    next_observations: torch.Tensor
+    dones: torch.Tensor
+    rewards: torch.Tensor
+    discounts: torch.Tensor | None
+    weights: torch.Tensor  # importance-sampling weights, (batch, 1)
+    indices: np.ndarray  # flat slots (pos * n_envs + env), for update_priorities
+    terms: torch.Tensor | None  # reward terms (batch, terms), when the buffer keeps them
+    demo: torch.Tensor | None = None  # 1.0 for a demonstration's transition, else 0.0, (batch, 1)
+
+
+class PrioritizedReplayBuffer(DemoReplayBuffer):
+    """SB3 replay buffer (with demonstration flags) that samples by priority."""
+
+    def __init__(
+        self,
+        *args: Any,
+        alpha: float = 0.6,
+        beta: float = 0.4,
+        eps: float = 1e-6,
+        demo_bonus: float = 1.0,
+        n_terms: int = 0,
+        seed: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        # reward terms per transition (info["reward_terms"]), for one Q head per term
+        self.terms = np.zeros((self.buffer_size, self.n_envs, n_terms), dtype=np.float32) if n_terms else None
+        if self.optimize_memory_usage:
+            raise ValueError("prioritised replay does not support optimize_memory_usage")
+        if not alpha >= 0 or not 0 <= beta <= 1 or not eps > 0 or not demo_bonus >= 0:
+            raise ValueError("need alpha >= 0, 0 <= beta <= 1, eps > 0, demo_bonus >= 0")
+        self.alpha, self.beta, self.eps, self.demo_bonus = alpha, beta, eps, demo_bonus
+        self.tree = SumTree(self.buffer_size * self.n_envs)
+        self.max_priority = 1.0
+        self.rng = np.random.default_rng(seed)
+
+    def add(self, obs, next_obs, action, reward, done, infos) -> None:  # type: ignore[override]
+        pos = self.pos
+        demo = self.next_is_demo
+        super().add(obs, next_obs, action, reward, done, infos)
+        if self.terms is not None:
+            if any("reward_terms" not in i for i in infos):
+                raise ValueError("reward heads need info['reward_terms'] on every transition (demos have none)")
+            self.terms[pos] = np.stack([np.asarray(i["reward_terms"], dtype=np.float32) for i in infos])
+        slots = pos * self.n_envs + np.arange(self.n_envs)
+        self.tree.set(slots, self.max_priority + (self.demo_bonus if demo else 0.0))
+
+    def _stored(self) -> int:
+        return (self.buffer_size if self.full else self.pos) * self.n_envs
+
+    def sample(self, batch_size: int, env: Any = None) -> PrioritizedSamples:  # type: ignore[override]
+        slots = self.tree.sample(batch_size, self.rng)
+        batch_inds, env_inds = np.divmod(slots, self.n_envs)
+        probs = self.tree.get(slots) / self.tree.total
+        weights = (self._stored() * probs) ** (-self.beta)
+        weights = weights / weights.max()
+        data = (
+            self._normalize_obs(self.observations[batch_inds, env_inds, :], env),
+            self.actions[batch_inds, env_inds, :],
+            self._normalize_obs(self.next_observations[batch_inds, env_inds, :], env),
+            (self.dones[batch_inds, env_inds] * (1 - self.timeouts[batch_inds, env_inds])).reshape(-1, 1),
+            self._normalize_reward(self.rewards[batch_inds, env_inds].reshape(-1, 1), env),
+        )
+        tensors = tuple(map(self.to_torch, data))
+        terms = None if self.terms is None else self.to_torch(self.terms[batch_inds, env_inds])
+        w = self.to_torch(weights.reshape(-1, 1).astype(np.float32))
+        demo = self.to_torch((self.is_demo[batch_inds, env_inds] != 0).astype(np.float32).reshape(-1, 1))
+        return PrioritizedSamples(*tensors, None, w, slots, terms, demo)
+
+    def update_priorities(self, slots: np.ndarray, td_errors: np.ndarray) -> None:
+        """After a learning step: priority = (|TD error| + eps) ** alpha (+ demo_bonus)."""
+        base = (np.abs(np.asarray(td_errors, dtype=np.float64)).ravel() + self.eps) ** self.alpha
+        batch_inds, env_inds = np.divmod(np.asarray(slots), self.n_envs)
+        bonus = np.where(self.is_demo[batch_inds, env_inds] != 0, self.demo_bonus, 0.0)
+        self.tree.set(slots, base + bonus)
+        self.max_priority = max(self.max_priority, float(base.max(initial=0.0)))

@@ -1,0 +1,324 @@
+"""``qwop play [MODEL]``: play the original in real time with the best controller the harness has.
+
+Each episode is a fresh page as a person starts it (load, a moment on the intro screen, the
+click, play), the keys sent as real key events at the page's own pace. A mirror of the page in
+the simulator follows it update by update, bit for bit (``browser_env.mirror``); every decision
+is computed ahead from the mirror's exact state and sent the moment the page has run the update
+before the one it is meant for (``browser_env.predicted``), and by default it is the action whose
+rollout of the model goes fastest (``agents.realtime.lookahead``, ``--horizon 0`` for the plain policy).
+
+``--mode lockstep`` plays the same controller with the page held between updates (the traces'
+start, no late keys); ``--sim`` plays it in the simulator, with ``--late P`` emulating keys that
+land an update late and the intro screen of a real page. The report has ``qwop eval``'s shape
+plus the decisions that landed in their intended update.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.realtime.lookahead import LookaheadController
+from agents.search.guided_rollouts import guide_from_model
+from agents.training.evaluate import _report, format_report, save_browser_recording, write_trace_and_gif
+from browser_env.errors import browser_failures, browser_stopped
+from browser_env.predicted import PredictedPlay
+from browser_env.priority import RealtimePriority
+from sim_env.errors import UserInputError, check_out_folders
+
+SETTLE_S = 1.0  # seconds on the intro screen before the click, in a real page
+
+
+@dataclass
+class PlayedEpisode:
+    """One episode: its outcome, its decisions and the whole page session's records."""
+
+    finished: bool
+    fell: bool
+    time_s: float
+    score: float
+    decisions: int
+    on_time: int
+    late: int
+    very_late: int
+    key_changes: int
+    slack_ms: np.ndarray  # page clock, from sending keys to their update running
+    intervals_ms: np.ndarray  # page clock, between the page's updates
+    mirror_ok: bool
+    divergence: str | None
+    records: np.ndarray  # (n, RECORD_SIZE): every update since page load
+    initial: np.ndarray
+    initial_score_time: float
+    cpu_s: float  # the controller's CPU time
+    short_of_time: int  # decisions the plain policy made because the keys were almost due
+
+
+def make_page(
+    where: str,
+    mode: str,
+    game: str | None = None,
+    backend: str = "playwright",
+    headless: bool = True,
+    late: float = 0.0,
+    seed: int = 0,
+    sincos: str = "fma",
+) -> Any:
+    """The page to play: ``where`` is "browser" or "sim"; ``mode`` "realtime" or "lockstep"."""
+    from browser_env.pages import LivePage, LockstepPage, SimulatedPage
+
+    if mode not in ("realtime", "lockstep"):
+        raise UserInputError(f"--mode must be realtime or lockstep, got {mode!r}")
+    if where == "sim":
+        return SimulatedPage(late=late, seed=seed, sincos=sincos, realtime=mode == "realtime")
+    if late:
+        raise UserInputError(
+            "--late emulates late keys in the simulator (--sim); a real page's keys land when they land"
+        )
+    from browser_env.game import BrowserGame
+
+    g = BrowserGame(game, backend=backend, headless=headless, mode=mode)
+    return LivePage(g) if mode == "realtime" else LockstepPage(g)
+
+
+def play_episode(
+    page: Any,
+    controller: LookaheadController,
+    time_limit: float = 120.0,
+    strict: bool = False,
+    settle_s: float = 0.0,
+    on_update: Any = None,
+    opened: Any = None,
+) -> PlayedEpisode:
+    """One episode from a fresh page; ``on_update(score_time, score)`` after each decision,
+    ``opened()`` once the page is open."""
+    play = PredictedPlay(page, controller.frame_skip, strict=strict)
+    play.begin(settle_s=settle_s, opened=opened)
+    assert play.start is not None
+    controller.sincos = play.start.sincos
+    cpu = 0.0
+    short = controller.short_of_time
+    try:
+        while not play.done and play.sim.score_time < time_limit:
+            c0 = time.process_time()
+            snap = play.decision_state()
+            mask = controller.decide(
+                snap, page.held, None if snap is not None else play.page_state(), deadline=play.deadline()
+            )
+            cpu += time.process_time() - c0
+            play.act(mask)
+            if on_update is not None:
+                on_update(play.sim.score_time, play.sim.score)
+    finally:
+        play.finish(wait=False)
+    sim, st = play.sim, play.stats
+    assert play.mirror is not None
+    return PlayedEpisode(
+        finished=bool(sim.finished),
+        fell=bool(sim.game_ended and not sim.finished),
+        time_s=float(sim.score_time),
+        score=float(sim.score),
+        decisions=len(st.decisions),
+        on_time=st.on_time,
+        late=st.late,
+        very_late=st.very_late,
+        key_changes=st.changes,
+        slack_ms=st.slack_ms(),
+        intervals_ms=play.update_intervals_ms(),
+        mirror_ok=play.mirror.ok,
+        divergence=None if play.mirror.divergence is None else str(play.mirror.divergence),
+        records=np.stack(play.records),
+        initial=np.asarray(play.start.initial),
+        initial_score_time=float(play.start.initial_score_time),
+        cpu_s=cpu,
+        short_of_time=controller.short_of_time - short,
+    )
+
+
+def replays_exactly(ep: PlayedEpisode) -> bool:
+    """Whether the episode's session, replayed in the simulator from its events, gives every
+    recorded update (what ``qwop replay TRACE --sim`` checks)."""
+    from demos.format import Demo
+    from demos.record import session_arrays
+    from demos.replay import replay_sim
+
+    arrays = session_arrays(ep.initial, ep.records, False, ep.initial_score_time)
+    return replay_sim(Demo(None, arrays))[1] is None
+
+
+def report(episodes: list[PlayedEpisode], where: str) -> dict[str, Any]:
+    """``qwop eval``'s report, plus the decisions and the page's clock."""
+    r = _report(
+        [e.score for e in episodes],
+        [e.time_s for e in episodes],
+        [e.finished for e in episodes],
+        [e.fell for e in episodes],
+    )
+    slack = np.concatenate([e.slack_ms for e in episodes]) if episodes else np.zeros(0)
+    gaps = np.concatenate([e.intervals_ms for e in episodes]) if episodes else np.zeros(0)
+    decisions = sum(e.decisions for e in episodes)
+    r.update(
+        where=where,
+        decisions=decisions,
+        on_time_decisions=sum(e.on_time for e in episodes),
+        late_decisions=sum(e.late for e in episodes),
+        very_late_decisions=sum(e.very_late for e in episodes),
+        key_changes=sum(e.key_changes for e in episodes),
+        on_time_share=sum(e.on_time for e in episodes) / max(1, decisions),
+        mirror_equal=all(e.mirror_ok for e in episodes),
+        divergences=[e.divergence for e in episodes if e.divergence],
+        controller_cpu_s=float(sum(e.cpu_s for e in episodes)),
+        decisions_short_of_time=sum(e.short_of_time for e in episodes),
+        times_s=[round(e.time_s, 4) for e in episodes],
+        finished=[e.finished for e in episodes],
+    )
+    if len(slack):
+        r["slack_ms_min"], r["slack_ms_p1"], r["slack_ms_median"] = (float(x) for x in np.percentile(slack, [0, 1, 50]))
+    if len(gaps):
+        r["update_gap_ms_p1"], r["update_gap_ms_median"] = (float(x) for x in np.percentile(gaps, [1, 50]))
+    return r
+
+
+def format_play_report(r: dict[str, Any]) -> str:
+    """``qwop eval``'s report line, then the decisions on time, the page's clock and the mirror."""
+    clock = ""
+    if "slack_ms_p1" in r:
+        clock = (
+            f"; keys sent {r['slack_ms_median']:.1f} ms before their update (1st percentile {r['slack_ms_p1']:.1f} ms)"
+        )
+    mirror = "the mirror equalled the page at every update" if r["mirror_equal"] else "; ".join(r["divergences"])
+    return (
+        f"{format_report(r)}; decisions in their intended update {r['on_time_decisions']} of {r['decisions']} "
+        f"({r['on_time_share']:.1%}){clock}; {mirror}"
+    )
+
+
+def main_play(args: Any, default_model: Path) -> int:
+    """The ``qwop play`` command (arguments as parsed by ``agents.cli``)."""
+    from agents.training.model_files import check_model_file
+
+    model = str(check_model_file(args.model or default_model))
+    check_out_folders(args.trace, args.gif)
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is not None and out_dir.exists() and any(out_dir.iterdir()):
+        raise UserInputError(f"{out_dir} exists and is not empty; choose a new folder for --out")
+    guide = guide_from_model(model)
+    controller = LookaheadController(guide, horizon=args.horizon, late=args.late_weight)
+    where = "sim" if args.sim else "browser"
+    with RealtimePriority(enabled=where == "browser" and args.mode == "realtime" and args.priority == "raise") as prio:
+        page = make_page(
+            where, args.mode, args.game, args.backend, headless=not args.show, late=args.late, seed=args.seed
+        )
+        prio.cover_children()  # the browser, started in a session of its own
+        return _play_episodes(args, model, controller, where, page, prio, out_dir)
+
+
+def _play_episodes(
+    args: Any,
+    model: str,
+    controller: LookaheadController,
+    where: str,
+    page: Any,
+    prio: RealtimePriority,
+    out_dir: Path | None,
+) -> int:
+    settle = SETTLE_S if (where == "browser" and args.mode == "realtime") else 0.0
+    late = f", late {args.late:g}" if args.late else ""
+    label = f"{'simulator' if args.sim else 'browser'} ({args.mode}{late})"
+    from tqdm import tqdm
+
+    episodes: list[PlayedEpisode] = []
+    bar = tqdm(
+        total=args.episodes * args.time_limit,
+        desc=f"qwop play, {label}",
+        dynamic_ncols=True,
+        bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} game s [{elapsed}{postfix}]",
+    )
+    interrupted = False
+    gone = ""
+    try:
+        for ep in range(args.episodes):
+            shown = [0.0]
+
+            def tick(t: float, score: float, ep: int = ep, shown: list[float] = shown) -> None:
+                if t - shown[0] >= 1.0:
+                    bar.update(t - shown[0])
+                    bar.set_postfix_str(f"episode {ep + 1}: {score:.1f} m", refresh=False)
+                    shown[0] = t
+
+            e = play_episode(page, controller, args.time_limit, args.strict, settle, tick, prio.cover_children)
+            bar.update(args.time_limit - shown[0])
+            episodes.append(e)
+            if out_dir is not None:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                save_browser_recording(
+                    e.records,
+                    e.initial,
+                    out_dir / f"episode_{ep:02d}.npz",
+                    _episode_meta(e, model, args, label),
+                    e.initial_score_time,
+                )
+            end = (
+                f"finished in {e.time_s:.2f} s" if e.finished else f"{e.score:.1f} m, {'fell' if e.fell else 'stopped'}"
+            )
+            bar.write(f"episode {ep + 1}: {end}; {e.on_time} of {e.decisions} decisions on time")
+    except KeyboardInterrupt:
+        interrupted = True
+    except browser_failures() as exc:
+        gone = browser_stopped(exc, len(episodes))
+    finally:
+        bar.close()
+        with contextlib.suppress(*browser_failures()):
+            page.close()
+    if not episodes:
+        print("interrupted before the first episode ended; nothing to report", file=sys.stderr)
+        return 130
+    r = report(episodes, label)
+    r["replayed_exactly"] = sum(replays_exactly(e) for e in episodes)
+    r["priority"] = prio.describe()
+    if prio.enabled:
+        print(r["priority"])
+    print(
+        format_play_report(r) + f"; {r['replayed_exactly']} of {len(episodes)} traces replay exactly in the simulator"
+    )
+    best = episodes[int(r["best_index"])]
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "report.json").write_text(json.dumps(r, indent=1) + "\n")
+        print(f"every episode's trace and report.json are in {out_dir}/")
+    write_trace_and_gif(
+        best.records,
+        best.initial,
+        best.initial_score_time,
+        _episode_meta(best, model, args, label),
+        args.trace,
+        args.gif,
+    )
+    if interrupted:
+        print(f"interrupted: {len(episodes)} episode(s) reported", file=sys.stderr)
+        return 130
+    if gone:
+        print(f"stopped early: {gone}; {len(episodes)} episode(s) reported", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _episode_meta(e: PlayedEpisode, model: str, args: Any, label: str) -> dict[str, Any]:
+    return {
+        "source": f"qwop play ({label})",
+        "model": model,
+        "horizon": args.horizon,
+        "late_weight": args.late_weight,
+        "finished": e.finished,
+        "time_s": e.time_s,
+        "decisions_on_time": f"{e.on_time} of {e.decisions}",
+    }
+
+
+__all__ = ["PlayedEpisode", "format_play_report", "main_play", "make_page", "play_episode", "report"]

@@ -1,0 +1,17 @@
+"""The data that ships with the agents: trained models, the planner's records, training recipes.
+
+These are files, not code: a model is an SB3 ``.zip`` with its ``.qwop.json`` sidecar, a record
+a demo file (``.npz``) with its GIF, a recipe a training config (``.toml``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MODELS = HERE / "models"
+RECORDS = HERE / "records"
+RECIPES = HERE / "recipes"
+PRETRAINED = MODELS / "qwop_pddqn.zip"  # the default model of eval, play and the guided search
+
+__all__ = ["MODELS", "PRETRAINED", "RECIPES", "RECORDS"]

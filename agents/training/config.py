@@ -1,0 +1,362 @@
+"""Training configuration: every parameter of ``qwop train`` with its default and meaning.
+
+The env's options are the env's own ``EnvConfig`` (training changes only its default
+``frame_skip``, to 4); the other sections are defined here. A config file (TOML) may set any
+subset; ``qwop train --set section.key=value`` overrides single values; ``qwop train
+--print-config`` prints every parameter with its default and meaning, generated from these
+definitions. Files are read with ``tomllib``, checked and converted with pydantic, and
+written with ``tomli-w``.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import tomli_w
+from pydantic import TypeAdapter, ValidationError
+
+from agents.methods.rnd_decay import RND_DECAYS
+from agents.training.algorithms import algorithm
+from sim_env import MAX_ENVS
+from sim_env.env_config import EnvConfig
+from sim_env.errors import UserInputError
+
+_STRICT: dict[str, Any] = {"extra": "forbid"}
+
+
+def _p(default: Any, help: str = "") -> Any:
+    if isinstance(default, list | dict):
+        return field(default_factory=lambda: type(default)(default), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
+def training_env() -> EnvConfig:
+    """The env options training uses by default: the env's own, at 4 updates per action."""
+    return EnvConfig(frame_skip=4)
+
+
+@dataclass
+class BatchSection:
+    """How the training envs are stepped."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    num_envs: int = _p(16, "envs stepped together")
+    num_threads: int = _p(1, "C++ threads stepping the batch")
+    vectorized: bool = _p(True, "true: the batched C++ engine; false: SB3 DummyVecEnv of QwopSim-v0 envs")
+
+
+@dataclass
+class AlgoSection:
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    name: str = _p("ppo", "ppo | a2c | dqn | qrdqn | pddqn (prioritised double DQN)")
+    learning_rate: float = _p(3e-4)
+    gamma: float = _p(0.99)
+    n_steps: int = _p(256, "ppo, a2c: steps per env and update (a2c uses 5 if left at 256)")
+    batch_size: int = _p(1024, "ppo minibatch; dqn/qrdqn/pddqn batch")
+    n_epochs: int = _p(5, "ppo")
+    ent_coef: float = _p(0.01, "ppo, a2c")
+    clip_range: float = _p(0.2, "ppo")
+    gae_lambda: float = _p(0.95, "ppo, a2c")
+    buffer_size: int = _p(200_000, "dqn, qrdqn, pddqn")
+    learning_starts: int = _p(5_000, "dqn, qrdqn, pddqn")
+    train_freq: int = _p(4, "dqn, qrdqn, pddqn")
+    gradient_steps: int = _p(1, "dqn, qrdqn, pddqn")
+    target_update_interval: int = _p(2_000, "dqn, qrdqn, pddqn")
+    exploration_fraction: float = _p(0.2, "dqn, qrdqn, pddqn")
+    exploration_final_eps: float = _p(0.05, "dqn, qrdqn, pddqn")
+    double_q: bool = _p(True, "pddqn: double Q-learning targets (online net picks, target net values)")
+    prioritized: bool = _p(True, "pddqn: prioritised replay (false: uniform, as dqn)")
+    per_alpha: float = _p(0.6, "pddqn: priority = (|TD error| + per_eps) ** per_alpha")
+    per_beta: float = _p(0.4, "pddqn: importance-sampling exponent at the start, annealed to 1")
+    per_eps: float = _p(1e-6, "pddqn: keeps every priority above zero")
+    demo_bonus: float = _p(1.0, "pddqn: added to demonstrations' priorities (DQfD's epsilon_d)")
+    demo_margin: float = _p(0.0, "pddqn: weight of DQfD's large-margin loss on demonstrations (0: off)")
+    margin: float = _p(0.8, "pddqn: by how much the demonstrated action's Q must lead the others")
+    reward_heads: bool = _p(
+        False, "pddqn: one Q head per reward term, acting on their sum weighted as the env's reward"
+    )
+    rnd_weight: float = _p(0.0, "> 0: random network distillation exploration bonus of this weight (any algorithm)")
+    rnd_decay: str = _p("linear", "none | linear (to 0 at rnd_decay_steps) | exponential (half-life rnd_decay_steps)")
+    rnd_decay_steps: int = _p(0, "env steps of the bonus's decay (0: run.total_timesteps)")
+
+
+@dataclass
+class PolicySection:
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    net_arch: list[int] = _p([256, 128], "hidden layer sizes")
+    activation: str = _p("relu", "relu | tanh")
+
+
+@dataclass
+class RunSection:
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    total_timesteps: int = _p(2_000_000)
+    minutes: float = _p(0.0, "> 0: stop after this much wall-clock time instead")
+    steps: int = _p(
+        0,
+        "> 0: stop after this many env steps of this run (from its start or resume); schedules: total_timesteps",
+    )
+    then: str = _p(
+        "", "a config to train next, resumed from this run's kept model (best/best.zip, else final), in runs/NAME/STAGE"
+    )
+    seed: int = _p(0)
+    out_dir: str = _p("runs")
+    name: str = _p("", "run folder name (default: algo and time)")
+    checkpoint_every: int = _p(100_000, "env steps between checkpoints (0 = none)")
+    eval_episodes: int = _p(32, "episodes with start noise of the final evaluation")
+    best_every: int = _p(
+        0, "env steps between looks at the run from the standard start, keeping the fastest in best/ (0 = off)"
+    )
+    best_min_success: float = _p(0.9, "a model is kept in best/ only if this share of noisy starts finish")
+    best_episodes: int = _p(128, "noisy starts judging a model for best/ (seed 1; evaluations use seed 0)")
+    best_confirm_episodes: int = _p(512, "other noisy starts (seed 2) a model that passed must pass again (0: none)")
+    best_target_s: float = _p(
+        0.0, "> 0: once a kept model runs from the start under this time, keep the most reliable under it"
+    )
+    progress_bar: bool = _p(True)
+    torch_threads: int = _p(1)
+    device: str = _p("cpu")
+
+
+@dataclass
+class ImitationSection:
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    pretrain: list[str] = _p([], "demo files or folders for behaviour cloning")
+    bc_epochs: int = _p(10)
+    bc_learning_rate: float = _p(1e-3)
+    bc_batch_size: int = _p(256)
+    inject: list[str] = _p([], "demo files or folders injected into the replay buffer (dqn, qrdqn, pddqn)")
+    inject_ratio: float = _p(1.0, "demo transitions per new transition while injecting")
+    inject_until: int = _p(200_000, "env steps (counted from the start or resume) during which demos are injected")
+
+
+@dataclass
+class DistillSection:
+    """Policy distillation (agents/methods/distill.py): set ``teacher`` and ``qwop train`` trains the
+    student (algo ppo or a2c, shaped by [policy]) on the teacher's action distributions
+    instead of by RL; the student's env options are the teacher's."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    teacher: str = _p("", "model file of the teacher (empty: no distillation)")
+    steps: int = _p(100_000, "env steps of teacher states recorded (and per DAgger round)")
+    epochs: int = _p(10, "passes over the recorded states after each recording")
+    batch_size: int = _p(512)
+    learning_rate: float = _p(1e-3)
+    temperature: float = _p(0.01, "softmax temperature turning a Q-learning teacher's values into a distribution")
+    dagger_rounds: int = _p(1, "rounds where the student drives and the teacher labels (0: teacher states only)")
+
+
+@dataclass
+class TrainConfig:
+    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
+    env: EnvConfig = field(default_factory=training_env)
+    batch: BatchSection = field(default_factory=BatchSection)
+    algo: AlgoSection = field(default_factory=AlgoSection)
+    policy: PolicySection = field(default_factory=PolicySection)
+    run: RunSection = field(default_factory=RunSection)
+    imitation: ImitationSection = field(default_factory=ImitationSection)
+    distill: DistillSection = field(default_factory=DistillSection)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def validate(self) -> None:
+        """Checks across sections (each section's own values were checked on loading)."""
+        algo = algorithm(self.algo.name)
+        if self.policy.activation not in ("relu", "tanh"):
+            raise UserInputError(f"policy.activation must be relu or tanh, got {self.policy.activation!r}")
+        for where, value, low in (
+            ("batch.num_envs", self.batch.num_envs, 1),
+            ("batch.num_threads", self.batch.num_threads, 1),
+            ("run.total_timesteps", self.run.total_timesteps, 1),
+            ("run.eval_episodes", self.run.eval_episodes, 1),
+            ("run.torch_threads", self.run.torch_threads, 1),
+            ("run.checkpoint_every", self.run.checkpoint_every, 0),
+            ("run.best_every", self.run.best_every, 0),
+            ("run.best_episodes", self.run.best_episodes, 1),
+            ("run.best_confirm_episodes", self.run.best_confirm_episodes, 0),
+            ("run.best_target_s", self.run.best_target_s, 0),
+            ("run.minutes", self.run.minutes, 0),
+            ("run.steps", self.run.steps, 0),
+            ("algo.rnd_weight", self.algo.rnd_weight, 0),
+            ("algo.demo_margin", self.algo.demo_margin, 0),
+            ("algo.margin", self.algo.margin, 0),
+            ("distill.steps", self.distill.steps, 1),
+            ("distill.epochs", self.distill.epochs, 1),
+            ("distill.batch_size", self.distill.batch_size, 1),
+            ("distill.dagger_rounds", self.distill.dagger_rounds, 0),
+            ("algo.rnd_decay_steps", self.algo.rnd_decay_steps, 0),
+            ("algo.batch_size", self.algo.batch_size, 2),  # SB3's PPO normalises advantages over a batch
+            ("algo.n_steps", self.algo.n_steps, 1),
+            ("algo.buffer_size", self.algo.buffer_size, 1),
+            ("imitation.bc_batch_size", self.imitation.bc_batch_size, 1),
+        ):
+            if value < low:
+                raise UserInputError(f"{where} must be at least {low}, got {value}")
+        if self.batch.num_envs > MAX_ENVS:
+            raise UserInputError(f"batch.num_envs must be at most {MAX_ENVS:,}, got {self.batch.num_envs:,}")
+        if not 0.0 < self.algo.gamma <= 1.0:
+            raise UserInputError(f"algo.gamma must be a discount in (0, 1], got {self.algo.gamma}")
+        for where, rate in (
+            ("algo.learning_rate", self.algo.learning_rate),
+            ("imitation.bc_learning_rate", self.imitation.bc_learning_rate),
+            ("distill.learning_rate", self.distill.learning_rate),
+        ):
+            if not (math.isfinite(rate) and rate > 0):
+                raise UserInputError(f"{where} must be a positive number, got {rate}")
+        if not 0.0 <= self.run.best_min_success <= 1.0:
+            raise UserInputError(f"run.best_min_success must be between 0 and 1, got {self.run.best_min_success}")
+        if self.algo.rnd_decay not in RND_DECAYS:
+            raise UserInputError(f"algo.rnd_decay must be none, linear or exponential, got {self.algo.rnd_decay!r}")
+        if self.distill.teacher and self.algo.name not in ("ppo", "a2c"):
+            raise UserInputError(f"a distilled student is a ppo or a2c policy; got algo.name={self.algo.name!r}")
+        if not self.distill.temperature > 0:
+            raise UserInputError(f"distill.temperature must be positive, got {self.distill.temperature}")
+        if self.algo.reward_heads and (self.algo.name != "pddqn" or self.imitation.inject):
+            raise UserInputError(
+                "algo.reward_heads needs algo.name=pddqn and no imitation.inject (demos have no terms)"
+            )
+        if self.algo.demo_margin > 0 and (self.algo.name != "pddqn" or self.algo.reward_heads):
+            raise UserInputError("algo.demo_margin needs algo.name=pddqn with the scalar critic (no reward_heads)")
+        if self.env.start_runs:
+            self.start_keys()  # readable, with at least one run from the click to begin
+        if self.imitation.inject and not algo.off_policy:
+            raise UserInputError(
+                "imitation.inject (replay-buffer injection) needs dqn, qrdqn or pddqn; use pretrain for ppo/a2c"
+            )
+
+    def env_options(self) -> dict[str, Any]:
+        """The training env's options (keyword arguments of ``QwopSim-v0`` and ``make_vec``)."""
+        return {f.name: getattr(self.env, f.name) for f in fields(EnvConfig)}
+
+    def start_keys(self) -> list[np.ndarray] | None:
+        """The keys of ``env.start_runs``'s runs, which the envs take as ``start_keys``."""
+        from demos.start_runs import start_run_keys
+
+        return start_run_keys(self.env.start_runs) if self.env.start_runs else None
+
+
+_ADAPTER = TypeAdapter(TrainConfig)
+_SECTIONS = tuple(f.name for f in fields(TrainConfig))
+_MOVED = {"num_envs": "batch", "num_threads": "batch", "vectorized": "batch"}
+
+
+def _one_line(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = [str(x) for x in err["loc"]]
+    if err["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+        if len(loc) == 1:
+            return f"unknown config section [{loc[0]}]; sections: {', '.join(_SECTIONS)}"
+        where, key = ".".join(loc[:-1]), loc[-1]
+        moved = f" ({key} is in [{_MOVED[key]}] now)" if where == "env" and key in _MOVED else ""
+        return f"{where}: unknown parameter {key!r}{moved}; `qwop train --print-config` lists every parameter"
+    msg = err["msg"].removeprefix("Value error, ")
+    where = ".".join(loc) or "config"
+    if err["type"] == "value_error":
+        return f"[{where}]: {msg}"
+    return f"{where}: {msg}, got {err.get('input')!r}"
+
+
+def _reject_bools(data: dict[str, Any]) -> None:
+    """A bool where a number belongs (TOML's true for a count) is an error, not 1."""
+    defaults = TrainConfig().to_dict()
+    for section, values in data.items():
+        for key, value in values.items() if isinstance(values, dict) else ():
+            default = defaults.get(section, {}).get(key)
+            if isinstance(value, bool) and default is not None and not isinstance(default, bool):
+                kind = "an integer" if isinstance(default, int) else "a number"
+                raise UserInputError(f"{section}.{key} must be {kind}, got {value!r}")
+
+
+def from_dict(data: dict[str, Any], base: TrainConfig | None = None) -> TrainConfig:
+    """``base`` (the defaults) with the given sections' values replaced, checked and converted."""
+    merged = (base or TrainConfig()).to_dict()
+    for name, values in data.items():
+        if name in merged and not isinstance(values, dict):
+            raise UserInputError(f"[{name}] must be a table")
+        if name in merged:
+            merged[name] = {**merged[name], **values}
+        else:
+            merged[name] = values
+    _reject_bools(data)
+    try:
+        return _ADAPTER.validate_python(merged)
+    except ValidationError as exc:
+        raise UserInputError(_one_line(exc)) from None
+
+
+def _parse_override(item: str) -> tuple[str, str, Any]:
+    if "=" not in item or "." not in item.split("=", 1)[0]:
+        raise UserInputError(f"override {item!r} must look like section.key=value")
+    key, raw = item.split("=", 1)
+    section, name = key.strip().split(".", 1)
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw  # a bare string
+    return section, name, value
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
+    """Defaults, then the file's values, then ``section.key=value`` overrides (TOML values)."""
+    data: dict[str, Any] = {}
+    if path:
+        p = Path(path)
+        if not p.is_file():
+            raise UserInputError(f"config file not found: {p} (qwop train --print-config shows every parameter)")
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UserInputError(f"{p} is not valid TOML (UTF-8): {exc}") from exc
+    for item in overrides or []:
+        section, name, value = _parse_override(item)
+        if section in data and not isinstance(data[section], dict):
+            raise UserInputError(f"[{section}] must be a table")
+        data.setdefault(section, {})[name] = value
+    then = data.get("run", {}).get("then") if isinstance(data.get("run"), dict) else None
+    if isinstance(then, str) and then:
+        # A file's next stage is named relative to that file (an override's, to the working directory).
+        base = Path(path).parent if path and "then" not in _override_keys(overrides) else Path.cwd()
+        q = Path(then) if Path(then).is_absolute() else base / then
+        if not q.is_file():
+            raise UserInputError(f'run.then names {q}, which is not a config file; fix the path or set run.then=""')
+        data["run"]["then"] = str(q.resolve())
+    cfg = from_dict(data)
+    cfg.validate()
+    return cfg
+
+
+def _override_keys(overrides: list[str] | None) -> set[str]:
+    return {name for section, name, _ in map(_parse_override, overrides or []) if section == "run"}
+
+
+def _inline(value: Any) -> str:
+    """One TOML value on one line (tables inline, so that comments can follow)."""
+    if isinstance(value, dict):
+        items = ", ".join(f"{k} = {_inline(v)}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    return tomli_w.dumps({"v": value}).strip().removeprefix("v = ")
+
+
+def to_toml(cfg: TrainConfig, comments: bool = True) -> str:
+    """The whole configuration as TOML (what ``--print-config`` prints and a run folder keeps),
+    each parameter followed by its meaning."""
+    data = cfg.to_dict()
+    if not comments:
+        return tomli_w.dumps(data)
+    lines = [
+        "# Every parameter of `qwop train`. A config file may set any subset; override one value",
+        "# with `qwop train --set section.key=value`.",
+    ]
+    for section in fields(TrainConfig):
+        lines += ["", f"[{section.name}]"]
+        for f in fields(getattr(cfg, section.name)):
+            text = f"{f.name} = {_inline(data[section.name][f.name])}"
+            help_text = f.metadata.get("help", "")
+            lines.append(f"{text}  # {help_text}" if help_text else text)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,524 @@
+"""``qwop train``: stable-baselines3 on the batched native simulator.
+
+A run folder (``runs/NAME/``) gets: ``config.toml`` (the full configuration used),
+TensorBoard logs (``tb/``), checkpoints (``checkpoints/``, with the replay buffer for
+DQN-family agents), ``final.zip`` with its ``final.qwop.json`` (the env options a model
+needs at evaluation), ``eval.json`` (the final evaluation), and with ``run.best_every`` the
+models with the fastest run from the standard start (``best/``, agents/training/best_model.py). ``--resume CHECKPOINT``
+continues a run from a checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections import deque
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from stable_baselines3 import A2C, PPO
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+
+from agents.interrupts import StopRequest
+from agents.training.algorithms import algo_class, algorithm
+from agents.training.config import TrainConfig, to_toml
+from agents.training.model_files import moved_classes, replay_buffer_file, save_model, write_sidecar
+from agents.training.sb3_env import make_sb3_vec
+from sim_env.env_config import EnvConfig
+from sim_env.errors import UserInputError
+
+
+def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> BaseAlgorithm:
+    a = cfg.algo
+    act = torch.nn.ReLU if cfg.policy.activation == "relu" else torch.nn.Tanh
+    common: dict[str, Any] = {
+        "learning_rate": a.learning_rate,
+        "gamma": a.gamma,
+        "seed": cfg.run.seed,
+        "device": cfg.run.device,
+        "tensorboard_log": tensorboard_log,
+        "verbose": 0,
+    }
+    arch = list(cfg.policy.net_arch)
+    if a.name == "ppo":
+        return PPO(
+            "MlpPolicy",
+            env,
+            n_steps=a.n_steps,
+            batch_size=a.batch_size,
+            n_epochs=a.n_epochs,
+            ent_coef=a.ent_coef,
+            clip_range=a.clip_range,
+            gae_lambda=a.gae_lambda,
+            policy_kwargs={"net_arch": arch, "activation_fn": act},
+            **common,
+        )
+    if a.name == "a2c":
+        n_steps = 5 if a.n_steps == 256 else a.n_steps
+        return A2C(
+            "MlpPolicy",
+            env,
+            n_steps=n_steps,
+            ent_coef=a.ent_coef,
+            gae_lambda=a.gae_lambda,
+            policy_kwargs={"net_arch": arch, "activation_fn": act},
+            **common,
+        )
+    cls = algo_class(a.name)
+    kwargs: dict[str, Any] = {
+        "buffer_size": a.buffer_size,
+        "learning_starts": a.learning_starts,
+        "batch_size": a.batch_size,
+        "train_freq": a.train_freq,
+        "gradient_steps": a.gradient_steps,
+        "target_update_interval": a.target_update_interval,
+        "exploration_fraction": a.exploration_fraction,
+        "exploration_final_eps": a.exploration_final_eps,
+        "policy_kwargs": {"net_arch": arch, "activation_fn": act},
+    }
+    if a.name == "pddqn":
+        # its replay buffer (prioritised or not) takes demonstrations as well
+        kwargs.update(
+            double_q=a.double_q,
+            prioritized=a.prioritized,
+            per_alpha=a.per_alpha,
+            per_beta=a.per_beta,
+            per_eps=a.per_eps,
+            demo_bonus=a.demo_bonus,
+            demo_margin=a.demo_margin,
+            margin=a.margin,
+            reward_heads=a.reward_heads,
+            reward_weights=list(cfg.env.weights) if a.reward_heads else None,
+        )
+    if cfg.imitation.inject and not (a.name == "pddqn" and a.prioritized):
+        from agents.methods.imitation import DemoReplayBuffer
+
+        kwargs["replay_buffer_class"] = DemoReplayBuffer
+    return cls("MlpPolicy", env, **kwargs, **common)
+
+
+class ScheduleHorizon(BaseCallback):
+    """Schedules (exploration, learning rate, PER's beta) run over ``steps`` env steps even when
+    training is stopped by time: a run given minutes is started with a budget of steps it
+    will not reach, and without this its schedules would stay at their start (a DQN would
+    explore at random throughout)."""
+
+    def __init__(self, steps: int) -> None:
+        super().__init__()
+        self.steps = steps
+
+    def _on_training_start(self) -> None:
+        self.model._total_timesteps = self.steps
+
+    def _on_step(self) -> bool:
+        return True
+
+
+class StopAfterMinutes(BaseCallback):
+    """Stops training after a wall-clock budget."""
+
+    def __init__(self, minutes: float) -> None:
+        super().__init__()
+        self.seconds = minutes * 60.0
+        self.deadline = time.monotonic() + self.seconds
+
+    def _on_step(self) -> bool:
+        return time.monotonic() < self.deadline
+
+
+class TrainingProgress(BaseCallback):
+    """A progress bar over the run's budget (steps, or seconds for a time budget) that also
+    shows how the latest episodes went: the share that finished, the median distance and the
+    best finish time of the last ``window`` episodes."""
+
+    def __init__(self, steps: int, seconds: float = 0.0, window: int = 100) -> None:
+        super().__init__()
+        self.steps, self.seconds = steps, seconds
+        self.distances: deque[float] = deque(maxlen=window)
+        self.finishes: deque[float] = deque(maxlen=window)  # finish time, or inf for an episode that did not
+        self._bar: Any = None
+        self._start = self._shown = 0.0
+        self._steps0 = 0
+
+    def _on_training_start(self) -> None:
+        from tqdm import tqdm
+
+        self._start = self._shown = time.monotonic()
+        self._steps0 = self.num_timesteps
+        by_time = self.seconds > 0
+        self._bar = tqdm(
+            total=round(self.seconds) if by_time else self.steps,
+            desc="training",
+            unit=" s" if by_time else " steps",
+            unit_scale=not by_time,
+            dynamic_ncols=True,
+        )
+
+    def _on_step(self) -> bool:
+        for info, done in zip(self.locals.get("infos", ()), self.locals.get("dones", ()), strict=False):
+            if done and "final_score" in info:
+                self.distances.append(info["final_score"])
+                self.finishes.append(info["final_time"] if info.get("finished") else float("inf"))
+        now = time.monotonic()
+        if self._bar is not None and now - self._shown >= 1.0:
+            self._shown = now
+            done = now - self._start if self.seconds > 0 else self.num_timesteps - self._steps0
+            self._bar.update(min(round(done), self._bar.total) - self._bar.n)
+            self._bar.set_postfix_str(self.summary(), refresh=False)
+        return True
+
+    def summary(self) -> str:
+        if not self.distances:
+            return f"{self.num_timesteps:,} steps, no episode ended yet"
+        fin = np.array(self.finishes)
+        best = f", best {fin.min():.2f} s" if np.isfinite(fin).any() else ""
+        return (
+            f"{self.num_timesteps:,} steps; last {len(fin)} episodes: finished {np.isfinite(fin).mean():.0%}, "
+            f"median {np.median(self.distances):.1f} m{best}"
+        )
+
+    def _on_training_end(self) -> None:
+        if self._bar is not None:
+            self._bar.set_postfix_str(self.summary(), refresh=False)
+            self._bar.close()
+
+
+class StopOnRequest(BaseCallback):
+    """Ends training at the next step once Ctrl-C or SIGTERM asked for it (the model is then
+    saved with its replay buffer, see ``_train_in``)."""
+
+    def __init__(self, stop: StopRequest) -> None:
+        super().__init__()
+        self.stop = stop
+
+    def _on_step(self) -> bool:
+        return not self.stop.requested
+
+
+class SidecarCheckpoint(CheckpointCallback):
+    """Checkpoints that also write the env options beside each model file."""
+
+    def __init__(self, cfg: TrainConfig, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cfg = cfg
+
+    def _on_step(self) -> bool:
+        saved = self.n_calls % self.save_freq == 0
+        ok = super()._on_step()
+        if saved:
+            write_sidecar(Path(self._checkpoint_path(extension="zip")), self.cfg, self.num_timesteps)
+        return ok
+
+
+def make_env(cfg: TrainConfig) -> Any:
+    """The training env: the batched engine, or SB3's DummyVecEnv of single QwopSim-v0 envs."""
+    if cfg.batch.vectorized:
+        env = make_sb3_vec(cfg.batch.num_envs, cfg.batch.num_threads, start_keys=cfg.start_keys(), **cfg.env_options())
+    else:
+        import gymnasium
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        import sim_env  # noqa: F401 (registers QwopSim-v0)
+
+        opts = dict(cfg.env_options(), start_keys=cfg.start_keys())
+        env = DummyVecEnv([lambda: Monitor(gymnasium.make("QwopSim-v0", **opts)) for _ in range(cfg.batch.num_envs)])
+    env.seed(cfg.run.seed)
+    a = cfg.algo
+    if a.rnd_weight > 0:
+        from agents.methods.rnd import RNDBonus
+
+        # outside the monitors: episode returns in the logs stay the task's own
+        env = RNDBonus(env, a.rnd_weight, a.rnd_decay, a.rnd_decay_steps or cfg.run.total_timesteps, seed=cfg.run.seed)
+    return env
+
+
+def load_demos(cfg: TrainConfig, files: list[str]) -> Any:
+    """Demo transitions shaped like this configuration's env steps."""
+    import demos
+
+    return demos.load(
+        files,
+        action_set=cfg.env.action_set,
+        frame_skip=cfg.env.frame_skip,
+        frame_stack=cfg.env.frame_stack,
+        reward=cfg.env.reward,
+    )
+
+
+def train(
+    cfg: TrainConfig,
+    resume: str | None = None,
+    log: Any = print,
+    callbacks: list[BaseCallback] | None = None,
+    _next_stage_of_a_chain: bool = False,
+) -> dict[str, Any]:
+    """Run one training as configured; returns a summary with the final evaluation.
+    ``callbacks`` run too (returning False from one stops training). With ``run.then`` the
+    next stage follows from this run's kept model (its summary is returned, every stage's
+    in ``stages``)."""
+    cfg.validate()
+    if not _next_stage_of_a_chain:
+        _check_stages(cfg)
+    torch.set_num_threads(cfg.run.torch_threads)
+    name = cfg.run.name or f"{cfg.algo.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = Path(cfg.run.out_dir) / name
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise UserInputError(
+            f"{run_dir} already exists and holds a run; choose another --name (or continue it with --resume "
+            f"{run_dir}/checkpoints/FILE.zip --config {run_dir}/config.toml)"
+        )
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserInputError(
+            f"cannot create the run folder {run_dir} ({exc.strerror}); set run.out_dir to a folder you can write"
+        ) from None
+    try:
+        with StopRequest() as stop:
+            summary = _train_in(cfg, run_dir, resume, log, callbacks or [], stop)
+    except BaseException:
+        # A run that failed or was stopped before saving any model leaves nothing behind.
+        if not any(run_dir.rglob("*.zip")):
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+    if not cfg.run.then or summary.get("interrupted"):
+        return summary
+    return _next_stage(cfg, run_dir, summary, log, callbacks)
+
+
+def _check_stages(cfg: TrainConfig) -> None:
+    """Every stage's config loads, and the chain ends, before hours of training are spent."""
+    from agents.training.config import load_config
+
+    seen: list[str] = []
+    while cfg.run.then:
+        if cfg.run.then in seen:
+            chain = " -> ".join(Path(s).name for s in [*seen, cfg.run.then])
+            raise UserInputError(f"run.then loops ({chain}); end the chain with a config whose run.then is empty")
+        seen.append(cfg.run.then)
+        cfg = load_config(cfg.run.then)
+
+
+def _next_stage(
+    cfg: TrainConfig,
+    run_dir: Path,
+    summary: dict[str, Any],
+    log: Any,
+    callbacks: list[BaseCallback] | None,
+) -> dict[str, Any]:
+    """Trains ``cfg.run.then`` from this run's kept model into ``run_dir/STAGE``; returns the
+    last stage's summary with every stage's in ``stages``."""
+    from agents.training.config import load_config
+
+    then = Path(cfg.run.then)
+    nxt = load_config(then)
+    # Where and how the chain runs is the first stage's; what it trains is the next config's.
+    nxt.run = replace(
+        nxt.run,
+        out_dir=str(run_dir),
+        name=then.stem,
+        progress_bar=cfg.run.progress_bar,
+        device=cfg.run.device,
+        torch_threads=cfg.run.torch_threads,
+    )
+    kept = run_dir / "best" / "best.zip"
+    start = kept if kept.is_file() else Path(summary["model"])
+    log(f"{summarize(summary)}; next stage {then.name} from {start}")
+    last = train(nxt, resume=str(start), log=log, callbacks=callbacks, _next_stage_of_a_chain=True)
+    return {**last, "stages": [summary, *last.get("stages", [last])]}
+
+
+def _train_in(
+    cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any, extra: list[BaseCallback], stop: StopRequest
+) -> dict[str, Any]:
+    from agents.training.evaluate import evaluate_sim
+
+    teacher = None
+    if cfg.distill.teacher:
+        from agents.training.model_files import load_model
+
+        teacher, info = load_model(cfg.distill.teacher)
+        known = {f.name for f in fields(EnvConfig)}
+        cfg = replace(cfg, env=EnvConfig(**{k: v for k, v in info["env"].items() if k in known}))
+        log(f"distilling {cfg.distill.teacher} ({info['algo']}); the student takes its env options")
+
+    (run_dir / "config.toml").write_text(to_toml(cfg))
+    env = make_env(cfg)
+    tb = str(run_dir / "tb")
+    if resume:
+        cls = algo_class(cfg.algo.name)
+        model = cls.load(
+            resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=moved_classes(Path(resume))
+        )
+        # CheckpointCallback names the buffer rl_model_replay_buffer_N_steps.pkl beside rl_model_N_steps.zip.
+        rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".pkl")
+        if not rb.is_file():  # an interrupted run's: interrupted.zip, interrupted_replay_buffer.pkl
+            rb = Path(str(resume).removesuffix(".zip") + "_replay_buffer.pkl")
+        if hasattr(model, "load_replay_buffer") and rb.is_file():
+            model.load_replay_buffer(replay_buffer_file(rb))
+        if hasattr(env, "rnd"):
+            env.steps = model.num_timesteps  # the bonus's schedule goes on (its networks start afresh)
+        log(f"resumed from {resume} at {model.num_timesteps} steps")
+    else:
+        model = build_model(cfg, env, tb)
+    callbacks: list[BaseCallback] = [*extra, StopOnRequest(stop)]
+    if cfg.run.checkpoint_every > 0:
+        callbacks.append(
+            SidecarCheckpoint(
+                cfg,
+                save_freq=max(1, cfg.run.checkpoint_every // cfg.batch.num_envs),
+                save_path=str(run_dir / "checkpoints"),
+                save_replay_buffer=algorithm(cfg.algo.name).off_policy,
+            )
+        )
+    if cfg.run.best_every > 0:
+        from agents.training.best_model import KeepBest
+
+        r = cfg.run
+        callbacks.append(
+            KeepBest(
+                cfg,
+                run_dir / "best",
+                r.best_every,
+                r.best_min_success,
+                r.best_episodes,
+                r.best_confirm_episodes,
+                log,
+                r.best_target_s,
+            )
+        )
+    if hasattr(env, "rnd"):
+        from agents.methods.rnd import RNDLogger
+
+        callbacks.append(RNDLogger())
+    if cfg.run.minutes > 0:
+        callbacks.append(StopAfterMinutes(cfg.run.minutes))
+    if cfg.run.minutes > 0 or cfg.run.steps > 0:
+        callbacks.append(ScheduleHorizon(cfg.run.total_timesteps))
+    im = cfg.imitation
+    bc_losses: list[float] = []
+    if im.pretrain and not resume:
+        data = load_demos(cfg, im.pretrain)
+        from agents.methods.imitation import pretrain_bc
+
+        bc_losses = pretrain_bc(
+            model,
+            data,
+            epochs=im.bc_epochs,
+            learning_rate=im.bc_learning_rate,
+            batch_size=im.bc_batch_size,
+            seed=cfg.run.seed,
+        )
+        log(f"behaviour cloning on {len(data)} demo steps: loss {bc_losses[0]:.3f} -> {bc_losses[-1]:.3f}")
+    injector = None
+    if im.inject:
+        from agents.methods.imitation import DemoInjectionCallback
+
+        data = load_demos(cfg, im.inject)
+        injector = DemoInjectionCallback(data, ratio=im.inject_ratio, until=im.inject_until, seed=cfg.run.seed)
+        callbacks.append(injector)
+    # SB3 counts a resumed model's budget from where it resumed; run.steps is this run's own.
+    total = cfg.run.steps if cfg.run.steps > 0 else (cfg.run.total_timesteps if cfg.run.minutes <= 0 else 10**12)
+    steps0 = int(model.num_timesteps)  # a resumed model's
+    t0 = time.monotonic()
+    distilled = None
+    if teacher is not None:
+        from agents.methods.distill import distill
+
+        d = cfg.distill
+        distilled = distill(
+            model,
+            teacher,
+            env,
+            d.steps,
+            d.epochs,
+            d.batch_size,
+            d.learning_rate,
+            d.temperature,
+            d.dagger_rounds,
+            cfg.run.seed,
+            log=log,
+        )
+    else:
+        if cfg.run.progress_bar:
+            log(f"TensorBoard logs: {tb} (watch with: tensorboard --logdir {tb})")
+            callbacks.append(TrainingProgress(total, cfg.run.minutes * 60.0))  # a time budget: seconds
+        model.learn(
+            total_timesteps=total,
+            callback=CallbackList(callbacks),
+            progress_bar=False,  # TrainingProgress shows the budget and the latest episodes
+            reset_num_timesteps=not resume,
+            tb_log_name="tb",
+        )
+    train_s = time.monotonic() - t0
+    if stop.requested:
+        return _save_interrupted(model, cfg, run_dir, env, train_s, steps0, stop.signal_name)
+    final = save_model(model, run_dir / "final.zip", cfg)
+    report = evaluate_sim(
+        final, episodes=cfg.run.eval_episodes, num_threads=cfg.batch.num_threads, progress=cfg.run.progress_bar
+    )
+    summary = {
+        "run_dir": str(run_dir),
+        "model": str(final),
+        "timesteps": int(model.num_timesteps),
+        "train_seconds": round(train_s, 1),
+        "steps_per_second": round((model.num_timesteps - steps0) / max(train_s, 1e-9)),
+        "bc_losses": bc_losses,
+        "injected": injector.injected if injector else 0,
+        "distill": distilled,
+        "eval": report,
+    }
+    (run_dir / "eval.json").write_text(json.dumps(summary, indent=2, default=float))
+    env.close()
+    return summary
+
+
+def _save_interrupted(
+    model: BaseAlgorithm, cfg: TrainConfig, run_dir: Path, env: Any, train_s: float, steps0: int, why: str
+) -> dict[str, Any]:
+    """The model as it was when the run was stopped, with its replay buffer, and no evaluation."""
+    path = save_model(model, run_dir / "interrupted.zip", cfg)
+    if algorithm(cfg.algo.name).off_policy and hasattr(model, "save_replay_buffer"):
+        model.save_replay_buffer(str(run_dir / "interrupted_replay_buffer.pkl"))
+    summary = {
+        "run_dir": str(run_dir),
+        "model": str(path),
+        "interrupted": why or True,
+        "timesteps": int(model.num_timesteps),
+        "train_seconds": round(train_s, 1),
+        "steps_per_second": round((model.num_timesteps - steps0) / max(train_s, 1e-9)),
+    }
+    (run_dir / "interrupted.json").write_text(json.dumps(summary, indent=2))
+    env.close()
+    return summary
+
+
+def resume_command(summary: dict[str, Any]) -> str:
+    """How to continue an interrupted run (into a new run folder beside it)."""
+    run_dir = Path(summary["run_dir"])
+    return f"qwop train --resume {summary['model']} --config {run_dir / 'config.toml'} --name {run_dir.name}-continued"
+
+
+def summarize(summary: dict[str, Any]) -> str:
+    return (
+        f"trained {summary['timesteps']:,} steps in {summary['train_seconds']:.0f} s "
+        f"({summary['steps_per_second']:,} steps/s); model {summary['model']}"
+    )
+
+
+__all__ = [
+    "ScheduleHorizon",
+    "StopAfterMinutes",
+    "StopOnRequest",
+    "TrainingProgress",
+    "build_model",
+    "resume_command",
+    "summarize",
+    "train",
+]
