@@ -198,7 +198,7 @@ def _gait_demo(tmp_path: Path) -> Path:
 def test_behaviour_cloning_learns_the_demonstrated_actions(tmp_path: Path) -> None:
     import demos
     from agents.methods.imitation import pretrain_bc
-    from agents.training.train import build_model, make_env
+    from agents.training.build import build_model, make_env
 
     demo = _gait_demo(tmp_path)
     cfg = _small(tmp_path, "env.frame_skip=1")
@@ -228,7 +228,7 @@ def test_demonstration_injection_schedule(tmp_path: Path) -> None:
         "run.checkpoint_every=0",
     )
     from agents.methods.imitation import DemoReplayBuffer
-    from agents.training.train import build_model, make_env
+    from agents.training.build import build_model, make_env
 
     summary = train(cfg, log=lambda s: None)
     assert 1400 <= summary["injected"] <= 1600  # on for 1500 steps at one demo per step, then off
@@ -395,3 +395,23 @@ def test_env_section_carries_every_env_option(tmp_path: Path) -> None:
     assert EnvConfig(**opts).weights[1] == -0.5  # reaches the env, no longer dropped
     with pytest.raises(ValueError, match=r"env\.reward_weights: Input should be a valid dictionary"):
         load_config(None, ["env.reward_weights=3"])
+
+
+def test_files_saved_under_the_old_module_paths_still_load(tmp_path: Path) -> None:
+    # A replay buffer (or a model's saved classes) pickled before agents/ was split by concept
+    # names its classes at agents.<module>; they load from agents.methods.<module>.
+    import pickle
+
+    from agents.methods.imitation import DemoReplayBuffer
+    from agents.training.model_files import replay_buffer_file
+
+    raw = pickle.dumps(DemoReplayBuffer, protocol=0).replace(b"agents.methods.imitation", b"agents.imitation")
+    assert b"agents.imitation\n" in raw
+    old = tmp_path / "old_replay_buffer.pkl"
+    old.write_bytes(raw)
+    with pytest.raises(ModuleNotFoundError):
+        pickle.loads(raw)
+    assert pickle.load(replay_buffer_file(old)) is DemoReplayBuffer
+    new = tmp_path / "new_replay_buffer.pkl"
+    new.write_bytes(pickle.dumps(DemoReplayBuffer))
+    assert replay_buffer_file(new) == str(new)  # read as it is

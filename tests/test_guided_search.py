@@ -13,7 +13,8 @@ import pytest
 
 import sim_env
 from agents.search.guided_rollouts import guide_from_model, policy_rollouts
-from agents.search.planner import LocalExpander, PlannerConfig, load_state, new_state, run_search
+from agents.search.planner import LocalExpander, run_search
+from agents.search.state import PlannerConfig, load_state, new_state
 from agents.training.model_files import load_model
 from sim_env.observation import observe
 from sim_env.spec import UNITS_PER_METRE

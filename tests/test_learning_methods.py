@@ -483,8 +483,9 @@ def test_learning_benchmark_reports_success_and_finish_times(tmp_path, capsys):
 def test_a_run_stopped_by_minutes_still_runs_its_schedules(tmp_path):
     from stable_baselines3.common.callbacks import CallbackList
 
+    from agents.training.build import build_model, make_env
+    from agents.training.callbacks import ScheduleHorizon, StopAfterMinutes
     from agents.training.config import load_config
-    from agents.training.train import ScheduleHorizon, StopAfterMinutes, build_model, make_env
 
     cfg = load_config(
         None, ['algo.name="pddqn"', "batch.num_envs=4", "run.total_timesteps=40", "algo.learning_starts=8"]

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import sim_env
-from agents.search.planner import LocalExpander, Planner, PlannerConfig, SearchState, load_state, new_state, run_search
+from agents.search.planner import BeamSearch, LocalExpander, run_search
+from agents.search.state import PlannerConfig, SearchState, load_state, new_state
 from sim_env.gaits import SHUFFLE, gait_keys
 from tests.clitools import one_line_error, qwop
 
@@ -37,7 +38,7 @@ def test_same_seed_budget_and_workers_give_the_same_search() -> None:
 def test_beam_games_are_their_keys() -> None:
     """Every kept game is exactly its key sequence replayed from the start."""
     st = _search(20_000)
-    p = Planner(st, LocalExpander(1))
+    p = BeamSearch(st, LocalExpander(1))
     for i in (0, len(p.games) - 1):
         sim = sim_env.QwopSim()
         sim.advance(st.keys[i])
@@ -147,7 +148,7 @@ def test_search_from_a_given_run_refines_it(tmp_path, capsys):
     assert main([*args, "--threads", "2", "--beam", "16", "--children", "8"]) == 0
     printed = capsys.readouterr().out
     assert "starting from" in printed and "finishes in 57.47 s" in printed
-    from agents.search.planner import load_state
+    from agents.search.state import load_state
 
     st = load_state(state)
     assert st.best_keys is not None and st.best_time_s <= 57.47 + 1e-9  # never worse than the run it was given

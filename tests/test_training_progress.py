@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from agents.training.train import TrainingProgress
+from agents.training.callbacks import TrainingProgress
 from tests.clitools import qwop
 
 

@@ -19,7 +19,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from agents.search.planner import GUIDED_BEAM, LocalExpander, PlannerConfig, load_state, new_state, run_search
+from agents.search.planner import GUIDED_BEAM, LocalExpander, run_search
+from agents.search.state import PlannerConfig, load_state, new_state
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -102,17 +102,9 @@ def _search_defaults() -> argparse.Namespace:
 def _plan(args: argparse.Namespace) -> int:
     import shlex
 
-    from agents.search.planner import (
-        GUIDED_BEAM,
-        LocalExpander,
-        PlannerConfig,
-        best_run_meta,
-        load_state,
-        new_state,
-        run_search,
-        seed_best_run,
-    )
+    from agents.search.planner import GUIDED_BEAM, LocalExpander, run_search
     from agents.search.policy_sampling import save_keys_as_demo
+    from agents.search.state import PlannerConfig, best_run_meta, load_state, new_state, seed_best_run
 
     if args.resume:
         defaults = _search_defaults()

@@ -28,10 +28,8 @@ format (``qwop replay FILE --browser`` replays it in the original).
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -44,15 +42,22 @@ from agents.search.guided_rollouts import (
     GuidePolicy,
     finished_100m,
     game_after,
-    guide_from_model,
     policy_rollouts,
     rollout_rank,
+)
+from agents.search.state import (
+    HEAD,
+    LEFT_THIGH,
+    RIGHT_THIGH,
+    TORSO,
+    SearchState,
+    load_guide,
+    save_state,
 )
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
 from sim_env.spec import UNITS_PER_METRE
 
-STATE_VERSION = 1
 # Seconds between saves of a running search's state. A guided stage takes milliseconds and a
 # saved state grows with the history, so saving after every stage cost more than searching;
 # a search that is stopped (Ctrl-C, a budget) saves at once, a killed one loses at most this.
@@ -63,59 +68,6 @@ SAVE_EVERY_S = 5.0
 # first, 43.43 s after 17 M updates of restarts. With the current shipped model as guide,
 # best after 10 M updates (seed 0): 4 games 43.33 s, 8 games 41.83 s, 16 games 43.17 s.
 GUIDED_BEAM = 8
-
-
-def _part(name: str) -> int:
-    return sim_env.PART_NAMES.index(name)
-
-
-TORSO = _part("torso")
-HEAD = _part("head")
-LEFT_THIGH = _part("leftThigh")
-RIGHT_THIGH = _part("rightThigh")
-
-
-@dataclass(frozen=True)
-class PlannerConfig:
-    beam: int = 256  # games kept per stage
-    children: int = 32  # copies expanded per kept game
-    horizon: int = 24  # updates per stage
-    # Chosen by measurement (distance after 24.8 s, beam 128, two seeds): holds of 2-12 updates
-    # reached 27 m, 4-24 32 m, 6-30 34 m, 8-40 32 m; a head-height term 27 -> 29.5 m; speed
-    # weight 1.5 a little better than 0.5 or 3; repeating the parent's last stride or holding
-    # its last keys on did not help. For the same work per stage, fewer kept games with more
-    # copies each go faster (mean pace over 30 s: 512 x 16 about 1.37 m/s, 256 x 32 1.48,
-    # and with 8 per cell 1.58; horizons of 16 or 36 updates did worse than 24).
-    min_hold: int = 6  # updates a key mask is held, at least
-    max_hold: int = 30  # and at most
-    action_set: str = "distinct"  # which key masks segments use (sim_env.actions)
-    speed_weight: float = 1.5  # score = distance (m) + speed_weight * torso speed (m/s)
-    height_weight: float = 1.0  # plus this x the head's height above the track (m): an upright runner
-    per_cell: int = 8  # kept games per diversity cell
-    cell_m: float = 0.5  # cell size along the track (m)
-    time_limit: float = 100.0  # game seconds before a line of search is given up
-    refine: float = 0.75  # after a finish, share of restarts that resume the best run from a random point
-    pace_margin_m: float = 3.0  # once a run finished, drop games this far behind it at the same update
-    seed: int = 0
-    sincos: str = "fma"
-    guide: str = ""  # a trained model (.zip): the guided search (module docstring); "" = unguided
-    guide_sha256: str = ""  # the model file's hash, checked when a guided search resumes
-    lookahead: int = 15  # guided: decisions of the policy's rollout after each tried action
-    # guided: random-key updates (0..N) before a new line from the start, so lines differ; the
-    # first line has none (the same range as qwop eval's start noise)
-    start_noise: int = 15
-
-    def check(self) -> None:
-        for name in ("beam", "children", "horizon", "min_hold", "per_cell", "lookahead"):
-            if getattr(self, name) < 1:
-                raise UserInputError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if self.max_hold < self.min_hold:
-            raise UserInputError(f"max_hold ({self.max_hold}) must be at least min_hold ({self.min_hold})")
-        if not self.time_limit > 0 or not self.cell_m > 0:
-            raise UserInputError("time_limit and cell_m must be positive")
-        if self.start_noise < 0:
-            raise UserInputError(f"start_noise must be at least 0, got {self.start_noise}")
-        action_masks(self.action_set)
 
 
 class Expander(Protocol):
@@ -147,27 +99,6 @@ class LocalExpander:
 
     def close(self) -> None:
         pass
-
-
-@dataclass
-class SearchState:
-    """Everything a search needs to go on: saved every ``SAVE_EVERY_S`` and when a search stops."""
-
-    config: PlannerConfig
-    stage: int = 0
-    keys: list[np.ndarray] = field(default_factory=list)  # each beam game's key masks so far
-    rng: dict[str, Any] = field(default_factory=dict)
-    best_keys: np.ndarray | None = None
-    best_x: np.ndarray | None = None  # the best run's torso x (m) after each update
-    best_time_s: float = float("inf")
-    farthest_m: float = 0.0
-    updates: int = 0
-    cpu_seconds: float = 0.0
-    restarts: int = 0
-    history: list[tuple[int, float, float]] = field(default_factory=list)  # (updates, best time, farthest m)
-    wall: list[float] = field(default_factory=list)  # wall-clock seconds of search at the end of each stage
-    cpu: list[float] = field(default_factory=list)  # CPU-seconds of search (all threads) at the end of each stage
-    stopped_by: str = ""  # the signal that ended the search after a whole stage (not saved)
 
 
 def _segments(rng: np.random.Generator, masks: np.ndarray, n: int, horizon: int, lo: int, hi: int) -> np.ndarray:
@@ -206,15 +137,14 @@ def _select(score: np.ndarray, cells: np.ndarray, k: int, per_cell: int) -> np.n
 
 
 class Planner:
+    """What both searches share: the beam's games, restarts, the best run, pace pruning and
+    the bookkeeping of a stage. A subclass grows the beam (:meth:`step`)."""
+
     def __init__(self, state: SearchState, expander: Expander) -> None:
         self.state = state
         self.cfg = state.config
         self.expander = expander
-        self.masks = action_masks(self.cfg.action_set).astype(np.int8)
-        self.policy: GuidePolicy | None = None
-        if self.cfg.guide:
-            self.policy = load_guide(self.cfg)
-            self.masks = self.policy.masks
+        self.masks = self._masks()
         self.rng = np.random.default_rng(self.cfg.seed)
         if state.rng:
             self.rng.bit_generator.state = state.rng
@@ -222,6 +152,18 @@ class Planner:
             self.games = self._replayed(state.keys)
         else:
             self._restart()
+
+    def _masks(self) -> np.ndarray:
+        return action_masks(self.cfg.action_set).astype(np.int8)
+
+    def _fresh_prefix(self) -> np.ndarray:
+        """The keys a new line of search from the start begins with."""
+        return np.zeros(0, dtype=np.int8)
+
+    def save(self, path: Path) -> None:
+        """Write the search's state (with the RNG where it is now), atomically."""
+        self.state.rng = self.rng.bit_generator.state
+        save_state(self.state, path)
 
     def _replayed(self, keys: list[np.ndarray]) -> sim_env.GameSet:
         """The beam's games rebuilt from their key sequences (all of one length: the beam
@@ -237,13 +179,10 @@ class Planner:
         """A new line of search: from the start, or (refining) from the best run's game at a
         random update, to look for a faster way on from there."""
         st = self.state
-        prefix = np.zeros(0, dtype=np.int8)
         if st.best_keys is not None and self.rng.random() < self.cfg.refine:
             prefix = st.best_keys[: int(self.rng.integers(0, max(1, len(st.best_keys) - self.cfg.horizon)))]
-        elif self.policy is not None:
-            # a guided line is deterministic from its start: a new one starts after random keys
-            n = int(self.rng.integers(0, self.cfg.start_noise + 1))
-            prefix = np.asarray(action_masks("full")[self.rng.integers(0, 16, n)], dtype=np.int8)
+        else:
+            prefix = self._fresh_prefix()
         self.games = game_after(prefix, self.cfg.sincos)
         st.keys = [prefix]
         st.stage = 0
@@ -254,9 +193,42 @@ class Planner:
         st.best_x = sim_env.replay(keys, sincos=self.cfg.sincos)["state"][:, TORSO, 0] / UNITS_PER_METRE
 
     def step(self) -> None:
+        """One stage: grow the beam, record finishes, keep the next beam."""
+        raise NotImplementedError
+
+    def _too_slow(self, out: dict[str, Any], x: np.ndarray) -> np.ndarray:
+        """Children that cannot beat the best run any more: past its time (or the time
+        limit), or more than ``pace_margin_m`` behind where it was at the same update."""
+        st = self.state
+        too_slow = out["score_time"] >= min(self.cfg.time_limit, st.best_time_s)
+        if st.best_x is not None:
+            at = np.minimum(len(st.keys[0]) + out["updates"], len(st.best_x)) - 1
+            too_slow |= x < st.best_x[at] - self.cfg.pace_margin_m
+        return too_slow
+
+    def _next_beam(self, parent: np.ndarray, keys: np.ndarray) -> None:
+        """The chosen children become the beam: run again, kept this time (re-running them
+        costs a small share of the stage), with their key sequences."""
+        st = self.state
+        threads = getattr(self.expander, "threads", 1)
+        self.games = self.games.expand(parent, keys, threads=threads, keep=True)["games"]
+        st.keys = [np.concatenate([st.keys[p], k]) for p, k in zip(parent, keys, strict=True)]
+        st.stage += 1
+
+    def _end_stage(self, t0: float, w0: float) -> None:
+        st = self.state
+        st.cpu_seconds += time.process_time() - t0
+        st.history.append((st.updates, st.best_time_s, st.farthest_m))
+        st.wall.append((st.wall[-1] if st.wall else 0.0) + time.monotonic() - w0)
+        st.cpu.append(st.cpu_seconds)
+
+
+class BeamSearch(Planner):
+    """The unguided search: random held key masks, a beam kept diverse by cells of distance,
+    torso angle and thigh spread (the module's docstring)."""
+
+    def step(self) -> None:
         """One stage: expand, record finishes, keep the next beam."""
-        if self.policy is not None:
-            return self._guided_step(self.policy)
         cfg, st = self.cfg, self.state
         t0, w0 = time.process_time(), time.monotonic()
         n_parents = len(self.games)
@@ -286,10 +258,27 @@ class Planner:
             self._next_beam(parent[chosen], keys[chosen])
         self._end_stage(t0, w0)
 
-    def _guided_step(self, policy: GuidePolicy) -> None:
+
+class GuidedSearch(Planner):
+    """The search guided by a trained policy: every stage is one decision, every kept game
+    tries every action, and each try is judged by the policy's greedy rollout after it."""
+
+    def __init__(self, state: SearchState, expander: Expander) -> None:
+        self.policy = load_guide(state.config)
+        super().__init__(state, expander)
+
+    def _masks(self) -> np.ndarray:
+        return self.policy.masks
+
+    def _fresh_prefix(self) -> np.ndarray:
+        # a guided line is deterministic from its start: a new one starts after random keys
+        n = int(self.rng.integers(0, self.cfg.start_noise + 1))
+        return np.asarray(action_masks("full")[self.rng.integers(0, 16, n)], dtype=np.int8)
+
+    def step(self) -> None:
         """One decision: every kept game tries every action, each try is judged by the
         policy's greedy rollout after it, and the best tries make the next beam."""
-        cfg, st = self.cfg, self.state
+        cfg, st, policy = self.cfg, self.state, self.policy
         t0, w0 = time.process_time(), time.monotonic()
         n_actions = len(self.masks)
         parent = np.repeat(np.arange(len(self.games), dtype=np.int32), n_actions)
@@ -316,156 +305,10 @@ class Planner:
             self._next_beam(parent[chosen], keys[chosen])
         self._end_stage(t0, w0)
 
-    def _too_slow(self, out: dict[str, Any], x: np.ndarray) -> np.ndarray:
-        """Children that cannot beat the best run any more: past its time (or the time
-        limit), or more than ``pace_margin_m`` behind where it was at the same update."""
-        st = self.state
-        too_slow = out["score_time"] >= min(self.cfg.time_limit, st.best_time_s)
-        if st.best_x is not None:
-            at = np.minimum(len(st.keys[0]) + out["updates"], len(st.best_x)) - 1
-            too_slow |= x < st.best_x[at] - self.cfg.pace_margin_m
-        return too_slow
 
-    def _next_beam(self, parent: np.ndarray, keys: np.ndarray) -> None:
-        """The chosen children become the beam: run again, kept this time (re-running them
-        costs a small share of the stage), with their key sequences."""
-        st = self.state
-        threads = getattr(self.expander, "threads", 1)
-        self.games = self.games.expand(parent, keys, threads=threads, keep=True)["games"]
-        st.keys = [np.concatenate([st.keys[p], k]) for p, k in zip(parent, keys, strict=True)]
-        st.stage += 1
-
-    def _end_stage(self, t0: float, w0: float) -> None:
-        st = self.state
-        st.cpu_seconds += time.process_time() - t0
-        st.history.append((st.updates, st.best_time_s, st.farthest_m))
-        st.wall.append((st.wall[-1] if st.wall else 0.0) + time.monotonic() - w0)
-        st.cpu.append(st.cpu_seconds)
-
-    def save(self, path: Path) -> None:
-        """Write the state atomically (numpy arrays and JSON in one .npz; the beam as keys)."""
-        st = self.state
-        st.rng = self.rng.bit_generator.state
-        meta = {
-            "version": STATE_VERSION,
-            "config": asdict(st.config),
-            "rng": st.rng,
-            "stage": st.stage,
-            "best_time_s": st.best_time_s if st.best_keys is not None else None,
-            "farthest_m": st.farthest_m,
-            "updates": st.updates,
-            "cpu_seconds": st.cpu_seconds,
-            "restarts": st.restarts,
-        }
-        arrays = {
-            "meta": np.array(json.dumps(meta)),
-            "beam_keys": np.stack(st.keys) if st.keys else np.zeros((0, 0), dtype=np.int8),
-            "history": np.array(st.history, dtype=np.float64).reshape(-1, 3),
-            "wall": np.array(st.wall, dtype=np.float64),
-            "cpu": np.array(st.cpu, dtype=np.float64),
-        }
-        if st.best_keys is not None:
-            arrays["best_keys"] = st.best_keys
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, **arrays)
-        os.replace(tmp, path)
-
-
-def load_state(path: str | Path) -> SearchState:
-    """A saved search (see ``Planner.save``); one-line errors for a missing or unreadable file."""
-    p = Path(path)
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            if meta.get("version") != STATE_VERSION:
-                raise ValueError(f"state version {meta.get('version')}, this planner reads {STATE_VERSION}")
-            st = SearchState(config=PlannerConfig(**meta["config"]))
-            st.config.check()  # a state edited by hand (horizon 0 would never end a stage)
-            st.keys = [row.astype(np.int8) for row in z["beam_keys"]]
-            st.history = [(int(u), float(b), float(f)) for u, b, f in z["history"]]
-            st.wall = [float(w) for w in z["wall"]]
-            st.cpu = [float(c) for c in z["cpu"]] if "cpu" in z else []  # states saved before it was kept
-            if "best_keys" in z:
-                st.best_keys = z["best_keys"].astype(np.int8)
-    except FileNotFoundError:
-        raise UserInputError(f"resume file not found: {p}") from None
-    except Exception as exc:
-        raise UserInputError(f"cannot resume from {p}: {exc}; start a new search without --resume") from None
-    st.rng, st.stage, st.farthest_m = meta["rng"], meta["stage"], meta["farthest_m"]
-    st.updates, st.cpu_seconds, st.restarts = meta["updates"], meta["cpu_seconds"], meta["restarts"]
-    if st.best_keys is not None:
-        out = sim_env.replay(st.best_keys, sincos=st.config.sincos)
-        # The saved best run must be what the file says it is: a finish in best_time_s.
-        finished = bool(sim_env.finished_100m(out["game_ended"][-1], out["jump_landed"][-1], out["score"][-1]))
-        if not finished or float(out["score_time"][-1]) != float(meta["best_time_s"]):
-            raise UserInputError(
-                f"cannot resume from {p}: its best run does not replay to a finish in {meta['best_time_s']} s; "
-                "start a new search without --resume"
-            )
-        st.best_time_s = meta["best_time_s"]
-        st.best_x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
-    return st
-
-
-def describe(state: SearchState) -> dict[str, Any]:
-    return {
-        "best_time_s": None if state.best_keys is None else state.best_time_s,
-        "farthest_m": state.farthest_m,
-        "updates": state.updates,
-        "cpu_seconds": state.cpu_seconds,
-        "stages": len(state.history),
-        "restarts": state.restarts,
-        "config": asdict(state.config),
-    }
-
-
-__all__ = ["LocalExpander", "Planner", "PlannerConfig", "SearchState", "describe", "load_state", "seed_best_run"]
-
-
-def new_state(config: PlannerConfig) -> SearchState:
-    config.check()
-    if config.guide:
-        from dataclasses import replace
-
-        from agents.training.model_files import check_model_file
-
-        path = check_model_file(config.guide).resolve()
-        config = replace(config, guide=str(path), guide_sha256=_sha256(path))
-        load_guide(config)  # a model the guide cannot read fails here, in one line
-    return SearchState(config=config)
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def load_guide(config: PlannerConfig) -> GuidePolicy:
-    """The guide of a guided search; the model file must be the one the search started with."""
-    from agents.training.model_files import check_model_file
-
-    path = check_model_file(config.guide)
-    if config.guide_sha256 and _sha256(path) != config.guide_sha256:
-        raise UserInputError(
-            f"{path} has changed since this search started (its guide); restore that model or start a new search"
-        )
-    return guide_from_model(str(path))
-
-
-def seed_best_run(state: SearchState, keys: np.ndarray) -> float:
-    """Start a new search with a known run (for example a trained agent's, or another
-    search's) as its best: pace pruning and refinement restarts work from it at once.
-    Returns its finish time; a run that does not finish 100 m is refused."""
-    run = sim_env.replay(np.asarray(keys, dtype=np.int8), sincos=state.config.sincos)
-    done = sim_env.finished_100m(run["game_ended"].astype(bool), run["jump_landed"].astype(bool), run["score"])
-    if not done.any():
-        raise UserInputError("the given run does not finish 100 m in the simulator; give a finished run")
-    end = int(np.argmax(done)) + 1
-    state.best_keys = np.asarray(keys[:end], dtype=np.int8)
-    state.best_time_s = float(run["score_time"][end - 1])
-    state.best_x = run["state"][:end, TORSO, 0] / UNITS_PER_METRE
-    return state.best_time_s
+def make_planner(state: SearchState, expander: Expander) -> Planner:
+    """The search a state is for: guided if its configuration names a guide."""
+    return (GuidedSearch if state.config.guide else BeamSearch)(state, expander)
 
 
 def run_search(
@@ -485,7 +328,7 @@ def run_search(
         raise UserInputError(f"the budget must be at least 1 update, got {budget_updates}")
     from tqdm import tqdm
 
-    planner = Planner(state, expander)
+    planner = make_planner(state, expander)
     start = last_save = time.monotonic()
     done0 = state.updates
     by_updates = budget_updates is not None
@@ -530,19 +373,13 @@ def run_search(
     return state
 
 
-def best_run_meta(state: SearchState, command: str) -> dict[str, Any]:
-    """What a saved best run says about how it was found."""
-    return {
-        "planner": (
-            f"beam search guided by {Path(state.config.guide).name}'s rollouts (agents/search/planner.py)"
-            if state.config.guide
-            else "beam search with diversity (agents/search/planner.py)"
-        ),
-        "finish_time_s": state.best_time_s,
-        "farthest_m": state.farthest_m,
-        "command": command,
-        "seed": state.config.seed,
-        "updates": state.updates,
-        "cpu_seconds": round(state.cpu_seconds, 1),
-        "config": asdict(state.config),
-    }
+__all__ = [
+    "GUIDED_BEAM",
+    "BeamSearch",
+    "Expander",
+    "GuidedSearch",
+    "LocalExpander",
+    "Planner",
+    "make_planner",
+    "run_search",
+]

@@ -13,242 +13,28 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections import deque
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
-from stable_baselines3 import A2C, PPO
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 from agents.interrupts import StopRequest
 from agents.training.algorithms import algo_class, algorithm
+from agents.training.build import build_model, load_demos, make_env
+from agents.training.callbacks import (
+    ScheduleHorizon,
+    SidecarCheckpoint,
+    StopAfterMinutes,
+    StopOnRequest,
+    TrainingProgress,
+)
 from agents.training.config import TrainConfig, to_toml
-from agents.training.model_files import moved_classes, replay_buffer_file, save_model, write_sidecar
-from agents.training.sb3_env import make_sb3_vec
+from agents.training.model_files import moved_classes, replay_buffer_file, save_model
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
-
-
-def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> BaseAlgorithm:
-    a = cfg.algo
-    act = torch.nn.ReLU if cfg.policy.activation == "relu" else torch.nn.Tanh
-    common: dict[str, Any] = {
-        "learning_rate": a.learning_rate,
-        "gamma": a.gamma,
-        "seed": cfg.run.seed,
-        "device": cfg.run.device,
-        "tensorboard_log": tensorboard_log,
-        "verbose": 0,
-    }
-    arch = list(cfg.policy.net_arch)
-    if a.name == "ppo":
-        return PPO(
-            "MlpPolicy",
-            env,
-            n_steps=a.n_steps,
-            batch_size=a.batch_size,
-            n_epochs=a.n_epochs,
-            ent_coef=a.ent_coef,
-            clip_range=a.clip_range,
-            gae_lambda=a.gae_lambda,
-            policy_kwargs={"net_arch": arch, "activation_fn": act},
-            **common,
-        )
-    if a.name == "a2c":
-        n_steps = 5 if a.n_steps == 256 else a.n_steps
-        return A2C(
-            "MlpPolicy",
-            env,
-            n_steps=n_steps,
-            ent_coef=a.ent_coef,
-            gae_lambda=a.gae_lambda,
-            policy_kwargs={"net_arch": arch, "activation_fn": act},
-            **common,
-        )
-    cls = algo_class(a.name)
-    kwargs: dict[str, Any] = {
-        "buffer_size": a.buffer_size,
-        "learning_starts": a.learning_starts,
-        "batch_size": a.batch_size,
-        "train_freq": a.train_freq,
-        "gradient_steps": a.gradient_steps,
-        "target_update_interval": a.target_update_interval,
-        "exploration_fraction": a.exploration_fraction,
-        "exploration_final_eps": a.exploration_final_eps,
-        "policy_kwargs": {"net_arch": arch, "activation_fn": act},
-    }
-    if a.name == "pddqn":
-        # its replay buffer (prioritised or not) takes demonstrations as well
-        kwargs.update(
-            double_q=a.double_q,
-            prioritized=a.prioritized,
-            per_alpha=a.per_alpha,
-            per_beta=a.per_beta,
-            per_eps=a.per_eps,
-            demo_bonus=a.demo_bonus,
-            demo_margin=a.demo_margin,
-            margin=a.margin,
-            reward_heads=a.reward_heads,
-            reward_weights=list(cfg.env.weights) if a.reward_heads else None,
-        )
-    if cfg.imitation.inject and not (a.name == "pddqn" and a.prioritized):
-        from agents.methods.imitation import DemoReplayBuffer
-
-        kwargs["replay_buffer_class"] = DemoReplayBuffer
-    return cls("MlpPolicy", env, **kwargs, **common)
-
-
-class ScheduleHorizon(BaseCallback):
-    """Schedules (exploration, learning rate, PER's beta) run over ``steps`` env steps even when
-    training is stopped by time: a run given minutes is started with a budget of steps it
-    will not reach, and without this its schedules would stay at their start (a DQN would
-    explore at random throughout)."""
-
-    def __init__(self, steps: int) -> None:
-        super().__init__()
-        self.steps = steps
-
-    def _on_training_start(self) -> None:
-        self.model._total_timesteps = self.steps
-
-    def _on_step(self) -> bool:
-        return True
-
-
-class StopAfterMinutes(BaseCallback):
-    """Stops training after a wall-clock budget."""
-
-    def __init__(self, minutes: float) -> None:
-        super().__init__()
-        self.seconds = minutes * 60.0
-        self.deadline = time.monotonic() + self.seconds
-
-    def _on_step(self) -> bool:
-        return time.monotonic() < self.deadline
-
-
-class TrainingProgress(BaseCallback):
-    """A progress bar over the run's budget (steps, or seconds for a time budget) that also
-    shows how the latest episodes went: the share that finished, the median distance and the
-    best finish time of the last ``window`` episodes."""
-
-    def __init__(self, steps: int, seconds: float = 0.0, window: int = 100) -> None:
-        super().__init__()
-        self.steps, self.seconds = steps, seconds
-        self.distances: deque[float] = deque(maxlen=window)
-        self.finishes: deque[float] = deque(maxlen=window)  # finish time, or inf for an episode that did not
-        self._bar: Any = None
-        self._start = self._shown = 0.0
-        self._steps0 = 0
-
-    def _on_training_start(self) -> None:
-        from tqdm import tqdm
-
-        self._start = self._shown = time.monotonic()
-        self._steps0 = self.num_timesteps
-        by_time = self.seconds > 0
-        self._bar = tqdm(
-            total=round(self.seconds) if by_time else self.steps,
-            desc="training",
-            unit=" s" if by_time else " steps",
-            unit_scale=not by_time,
-            dynamic_ncols=True,
-        )
-
-    def _on_step(self) -> bool:
-        for info, done in zip(self.locals.get("infos", ()), self.locals.get("dones", ()), strict=False):
-            if done and "final_score" in info:
-                self.distances.append(info["final_score"])
-                self.finishes.append(info["final_time"] if info.get("finished") else float("inf"))
-        now = time.monotonic()
-        if self._bar is not None and now - self._shown >= 1.0:
-            self._shown = now
-            done = now - self._start if self.seconds > 0 else self.num_timesteps - self._steps0
-            self._bar.update(min(round(done), self._bar.total) - self._bar.n)
-            self._bar.set_postfix_str(self.summary(), refresh=False)
-        return True
-
-    def summary(self) -> str:
-        if not self.distances:
-            return f"{self.num_timesteps:,} steps, no episode ended yet"
-        fin = np.array(self.finishes)
-        best = f", best {fin.min():.2f} s" if np.isfinite(fin).any() else ""
-        return (
-            f"{self.num_timesteps:,} steps; last {len(fin)} episodes: finished {np.isfinite(fin).mean():.0%}, "
-            f"median {np.median(self.distances):.1f} m{best}"
-        )
-
-    def _on_training_end(self) -> None:
-        if self._bar is not None:
-            self._bar.set_postfix_str(self.summary(), refresh=False)
-            self._bar.close()
-
-
-class StopOnRequest(BaseCallback):
-    """Ends training at the next step once Ctrl-C or SIGTERM asked for it (the model is then
-    saved with its replay buffer, see ``_train_in``)."""
-
-    def __init__(self, stop: StopRequest) -> None:
-        super().__init__()
-        self.stop = stop
-
-    def _on_step(self) -> bool:
-        return not self.stop.requested
-
-
-class SidecarCheckpoint(CheckpointCallback):
-    """Checkpoints that also write the env options beside each model file."""
-
-    def __init__(self, cfg: TrainConfig, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.cfg = cfg
-
-    def _on_step(self) -> bool:
-        saved = self.n_calls % self.save_freq == 0
-        ok = super()._on_step()
-        if saved:
-            write_sidecar(Path(self._checkpoint_path(extension="zip")), self.cfg, self.num_timesteps)
-        return ok
-
-
-def make_env(cfg: TrainConfig) -> Any:
-    """The training env: the batched engine, or SB3's DummyVecEnv of single QwopSim-v0 envs."""
-    if cfg.batch.vectorized:
-        env = make_sb3_vec(cfg.batch.num_envs, cfg.batch.num_threads, start_keys=cfg.start_keys(), **cfg.env_options())
-    else:
-        import gymnasium
-        from stable_baselines3.common.monitor import Monitor
-        from stable_baselines3.common.vec_env import DummyVecEnv
-
-        import sim_env  # noqa: F401 (registers QwopSim-v0)
-
-        opts = dict(cfg.env_options(), start_keys=cfg.start_keys())
-        env = DummyVecEnv([lambda: Monitor(gymnasium.make("QwopSim-v0", **opts)) for _ in range(cfg.batch.num_envs)])
-    env.seed(cfg.run.seed)
-    a = cfg.algo
-    if a.rnd_weight > 0:
-        from agents.methods.rnd import RNDBonus
-
-        # outside the monitors: episode returns in the logs stay the task's own
-        env = RNDBonus(env, a.rnd_weight, a.rnd_decay, a.rnd_decay_steps or cfg.run.total_timesteps, seed=cfg.run.seed)
-    return env
-
-
-def load_demos(cfg: TrainConfig, files: list[str]) -> Any:
-    """Demo transitions shaped like this configuration's env steps."""
-    import demos
-
-    return demos.load(
-        files,
-        action_set=cfg.env.action_set,
-        frame_skip=cfg.env.frame_skip,
-        frame_stack=cfg.env.frame_stack,
-        reward=cfg.env.reward,
-    )
 
 
 def train(

@@ -1,0 +1,247 @@
+"""A planner search's configuration and state, and saving, loading and describing it.
+
+A state holds everything a search needs to go on (the beam as key sequences, the RNG, the best
+run and its pace), so a stopped search resumes exactly; it is saved as one ``.npz``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import sim_env
+from agents.search.guided_rollouts import GuidePolicy, guide_from_model
+from sim_env.actions import action_masks
+from sim_env.errors import UserInputError
+from sim_env.spec import UNITS_PER_METRE
+
+STATE_VERSION = 1
+
+
+def _part(name: str) -> int:
+    return sim_env.PART_NAMES.index(name)
+
+
+TORSO = _part("torso")
+HEAD = _part("head")
+LEFT_THIGH = _part("leftThigh")
+RIGHT_THIGH = _part("rightThigh")
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    beam: int = 256  # games kept per stage
+    children: int = 32  # copies expanded per kept game
+    horizon: int = 24  # updates per stage
+    # Chosen by measurement (distance after 24.8 s, beam 128, two seeds): holds of 2-12 updates
+    # reached 27 m, 4-24 32 m, 6-30 34 m, 8-40 32 m; a head-height term 27 -> 29.5 m; speed
+    # weight 1.5 a little better than 0.5 or 3; repeating the parent's last stride or holding
+    # its last keys on did not help. For the same work per stage, fewer kept games with more
+    # copies each go faster (mean pace over 30 s: 512 x 16 about 1.37 m/s, 256 x 32 1.48,
+    # and with 8 per cell 1.58; horizons of 16 or 36 updates did worse than 24).
+    min_hold: int = 6  # updates a key mask is held, at least
+    max_hold: int = 30  # and at most
+    action_set: str = "distinct"  # which key masks segments use (sim_env.actions)
+    speed_weight: float = 1.5  # score = distance (m) + speed_weight * torso speed (m/s)
+    height_weight: float = 1.0  # plus this x the head's height above the track (m): an upright runner
+    per_cell: int = 8  # kept games per diversity cell
+    cell_m: float = 0.5  # cell size along the track (m)
+    time_limit: float = 100.0  # game seconds before a line of search is given up
+    refine: float = 0.75  # after a finish, share of restarts that resume the best run from a random point
+    pace_margin_m: float = 3.0  # once a run finished, drop games this far behind it at the same update
+    seed: int = 0
+    sincos: str = "fma"
+    guide: str = ""  # a trained model (.zip): the guided search (module docstring); "" = unguided
+    guide_sha256: str = ""  # the model file's hash, checked when a guided search resumes
+    lookahead: int = 15  # guided: decisions of the policy's rollout after each tried action
+    # guided: random-key updates (0..N) before a new line from the start, so lines differ; the
+    # first line has none (the same range as qwop eval's start noise)
+    start_noise: int = 15
+
+    def check(self) -> None:
+        for name in ("beam", "children", "horizon", "min_hold", "per_cell", "lookahead"):
+            if getattr(self, name) < 1:
+                raise UserInputError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_hold < self.min_hold:
+            raise UserInputError(f"max_hold ({self.max_hold}) must be at least min_hold ({self.min_hold})")
+        if not self.time_limit > 0 or not self.cell_m > 0:
+            raise UserInputError("time_limit and cell_m must be positive")
+        if self.start_noise < 0:
+            raise UserInputError(f"start_noise must be at least 0, got {self.start_noise}")
+        action_masks(self.action_set)
+
+
+@dataclass
+class SearchState:
+    """Everything a search needs to go on: saved every ``SAVE_EVERY_S`` and when a search stops."""
+
+    config: PlannerConfig
+    stage: int = 0
+    keys: list[np.ndarray] = field(default_factory=list)  # each beam game's key masks so far
+    rng: dict[str, Any] = field(default_factory=dict)
+    best_keys: np.ndarray | None = None
+    best_x: np.ndarray | None = None  # the best run's torso x (m) after each update
+    best_time_s: float = float("inf")
+    farthest_m: float = 0.0
+    updates: int = 0
+    cpu_seconds: float = 0.0
+    restarts: int = 0
+    history: list[tuple[int, float, float]] = field(default_factory=list)  # (updates, best time, farthest m)
+    wall: list[float] = field(default_factory=list)  # wall-clock seconds of search at the end of each stage
+    cpu: list[float] = field(default_factory=list)  # CPU-seconds of search (all threads) at the end of each stage
+    stopped_by: str = ""  # the signal that ended the search after a whole stage (not saved)
+
+
+def save_state(st: SearchState, path: Path) -> None:
+    """Write the state atomically (numpy arrays and JSON in one .npz; the beam as keys)."""
+    meta = {
+        "version": STATE_VERSION,
+        "config": asdict(st.config),
+        "rng": st.rng,
+        "stage": st.stage,
+        "best_time_s": st.best_time_s if st.best_keys is not None else None,
+        "farthest_m": st.farthest_m,
+        "updates": st.updates,
+        "cpu_seconds": st.cpu_seconds,
+        "restarts": st.restarts,
+    }
+    arrays = {
+        "meta": np.array(json.dumps(meta)),
+        "beam_keys": np.stack(st.keys) if st.keys else np.zeros((0, 0), dtype=np.int8),
+        "history": np.array(st.history, dtype=np.float64).reshape(-1, 3),
+        "wall": np.array(st.wall, dtype=np.float64),
+        "cpu": np.array(st.cpu, dtype=np.float64),
+    }
+    if st.best_keys is not None:
+        arrays["best_keys"] = st.best_keys
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def load_state(path: str | Path) -> SearchState:
+    """A saved search (see :func:`save_state`); one-line errors for a missing or unreadable file."""
+    p = Path(path)
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            if meta.get("version") != STATE_VERSION:
+                raise ValueError(f"state version {meta.get('version')}, this planner reads {STATE_VERSION}")
+            st = SearchState(config=PlannerConfig(**meta["config"]))
+            st.config.check()  # a state edited by hand (horizon 0 would never end a stage)
+            st.keys = [row.astype(np.int8) for row in z["beam_keys"]]
+            st.history = [(int(u), float(b), float(f)) for u, b, f in z["history"]]
+            st.wall = [float(w) for w in z["wall"]]
+            st.cpu = [float(c) for c in z["cpu"]] if "cpu" in z else []  # states saved before it was kept
+            if "best_keys" in z:
+                st.best_keys = z["best_keys"].astype(np.int8)
+    except FileNotFoundError:
+        raise UserInputError(f"resume file not found: {p}") from None
+    except Exception as exc:
+        raise UserInputError(f"cannot resume from {p}: {exc}; start a new search without --resume") from None
+    st.rng, st.stage, st.farthest_m = meta["rng"], meta["stage"], meta["farthest_m"]
+    st.updates, st.cpu_seconds, st.restarts = meta["updates"], meta["cpu_seconds"], meta["restarts"]
+    if st.best_keys is not None:
+        out = sim_env.replay(st.best_keys, sincos=st.config.sincos)
+        # The saved best run must be what the file says it is: a finish in best_time_s.
+        finished = bool(sim_env.finished_100m(out["game_ended"][-1], out["jump_landed"][-1], out["score"][-1]))
+        if not finished or float(out["score_time"][-1]) != float(meta["best_time_s"]):
+            raise UserInputError(
+                f"cannot resume from {p}: its best run does not replay to a finish in {meta['best_time_s']} s; "
+                "start a new search without --resume"
+            )
+        st.best_time_s = meta["best_time_s"]
+        st.best_x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
+    return st
+
+
+def describe(state: SearchState) -> dict[str, Any]:
+    return {
+        "best_time_s": None if state.best_keys is None else state.best_time_s,
+        "farthest_m": state.farthest_m,
+        "updates": state.updates,
+        "cpu_seconds": state.cpu_seconds,
+        "stages": len(state.history),
+        "restarts": state.restarts,
+        "config": asdict(state.config),
+    }
+
+
+def new_state(config: PlannerConfig) -> SearchState:
+    config.check()
+    if config.guide:
+        from agents.training.model_files import check_model_file
+
+        path = check_model_file(config.guide).resolve()
+        config = replace(config, guide=str(path), guide_sha256=_sha256(path))
+        load_guide(config)  # a model the guide cannot read fails here, in one line
+    return SearchState(config=config)
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def load_guide(config: PlannerConfig) -> GuidePolicy:
+    """The guide of a guided search; the model file must be the one the search started with."""
+    from agents.training.model_files import check_model_file
+
+    path = check_model_file(config.guide)
+    if config.guide_sha256 and _sha256(path) != config.guide_sha256:
+        raise UserInputError(
+            f"{path} has changed since this search started (its guide); restore that model or start a new search"
+        )
+    return guide_from_model(str(path))
+
+
+def seed_best_run(state: SearchState, keys: np.ndarray) -> float:
+    """Start a new search with a known run (for example a trained agent's, or another
+    search's) as its best: pace pruning and refinement restarts work from it at once.
+    Returns its finish time; a run that does not finish 100 m is refused."""
+    run = sim_env.replay(np.asarray(keys, dtype=np.int8), sincos=state.config.sincos)
+    done = sim_env.finished_100m(run["game_ended"].astype(bool), run["jump_landed"].astype(bool), run["score"])
+    if not done.any():
+        raise UserInputError("the given run does not finish 100 m in the simulator; give a finished run")
+    end = int(np.argmax(done)) + 1
+    state.best_keys = np.asarray(keys[:end], dtype=np.int8)
+    state.best_time_s = float(run["score_time"][end - 1])
+    state.best_x = run["state"][:end, TORSO, 0] / UNITS_PER_METRE
+    return state.best_time_s
+
+
+def best_run_meta(state: SearchState, command: str) -> dict[str, Any]:
+    """What a saved best run says about how it was found."""
+    return {
+        "planner": (
+            f"beam search guided by {Path(state.config.guide).name}'s rollouts (agents/search/planner.py)"
+            if state.config.guide
+            else "beam search with diversity (agents/search/planner.py)"
+        ),
+        "finish_time_s": state.best_time_s,
+        "farthest_m": state.farthest_m,
+        "command": command,
+        "seed": state.config.seed,
+        "updates": state.updates,
+        "cpu_seconds": round(state.cpu_seconds, 1),
+        "config": asdict(state.config),
+    }
+
+
+__all__ = [
+    "PlannerConfig",
+    "SearchState",
+    "best_run_meta",
+    "describe",
+    "load_guide",
+    "load_state",
+    "new_state",
+    "save_state",
+    "seed_best_run",
+]

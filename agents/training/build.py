@@ -1,0 +1,122 @@
+"""What a training run is built from: the SB3 model its configuration names, the env it
+trains in (the batched engine, or single envs), and its demonstrations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from stable_baselines3 import A2C, PPO
+from stable_baselines3.common.base_class import BaseAlgorithm
+
+from agents.training.algorithms import algo_class
+from agents.training.config import TrainConfig
+from agents.training.sb3_env import make_sb3_vec
+
+
+def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> BaseAlgorithm:
+    a = cfg.algo
+    act = torch.nn.ReLU if cfg.policy.activation == "relu" else torch.nn.Tanh
+    common: dict[str, Any] = {
+        "learning_rate": a.learning_rate,
+        "gamma": a.gamma,
+        "seed": cfg.run.seed,
+        "device": cfg.run.device,
+        "tensorboard_log": tensorboard_log,
+        "verbose": 0,
+    }
+    arch = list(cfg.policy.net_arch)
+    if a.name == "ppo":
+        return PPO(
+            "MlpPolicy",
+            env,
+            n_steps=a.n_steps,
+            batch_size=a.batch_size,
+            n_epochs=a.n_epochs,
+            ent_coef=a.ent_coef,
+            clip_range=a.clip_range,
+            gae_lambda=a.gae_lambda,
+            policy_kwargs={"net_arch": arch, "activation_fn": act},
+            **common,
+        )
+    if a.name == "a2c":
+        n_steps = 5 if a.n_steps == 256 else a.n_steps
+        return A2C(
+            "MlpPolicy",
+            env,
+            n_steps=n_steps,
+            ent_coef=a.ent_coef,
+            gae_lambda=a.gae_lambda,
+            policy_kwargs={"net_arch": arch, "activation_fn": act},
+            **common,
+        )
+    cls = algo_class(a.name)
+    kwargs: dict[str, Any] = {
+        "buffer_size": a.buffer_size,
+        "learning_starts": a.learning_starts,
+        "batch_size": a.batch_size,
+        "train_freq": a.train_freq,
+        "gradient_steps": a.gradient_steps,
+        "target_update_interval": a.target_update_interval,
+        "exploration_fraction": a.exploration_fraction,
+        "exploration_final_eps": a.exploration_final_eps,
+        "policy_kwargs": {"net_arch": arch, "activation_fn": act},
+    }
+    if a.name == "pddqn":
+        # its replay buffer (prioritised or not) takes demonstrations as well
+        kwargs.update(
+            double_q=a.double_q,
+            prioritized=a.prioritized,
+            per_alpha=a.per_alpha,
+            per_beta=a.per_beta,
+            per_eps=a.per_eps,
+            demo_bonus=a.demo_bonus,
+            demo_margin=a.demo_margin,
+            margin=a.margin,
+            reward_heads=a.reward_heads,
+            reward_weights=list(cfg.env.weights) if a.reward_heads else None,
+        )
+    if cfg.imitation.inject and not (a.name == "pddqn" and a.prioritized):
+        from agents.methods.imitation import DemoReplayBuffer
+
+        kwargs["replay_buffer_class"] = DemoReplayBuffer
+    return cls("MlpPolicy", env, **kwargs, **common)
+
+
+def make_env(cfg: TrainConfig) -> Any:
+    """The training env: the batched engine, or SB3's DummyVecEnv of single QwopSim-v0 envs."""
+    if cfg.batch.vectorized:
+        env = make_sb3_vec(cfg.batch.num_envs, cfg.batch.num_threads, start_keys=cfg.start_keys(), **cfg.env_options())
+    else:
+        import gymnasium
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        import sim_env  # noqa: F401 (registers QwopSim-v0)
+
+        opts = dict(cfg.env_options(), start_keys=cfg.start_keys())
+        env = DummyVecEnv([lambda: Monitor(gymnasium.make("QwopSim-v0", **opts)) for _ in range(cfg.batch.num_envs)])
+    env.seed(cfg.run.seed)
+    a = cfg.algo
+    if a.rnd_weight > 0:
+        from agents.methods.rnd import RNDBonus
+
+        # outside the monitors: episode returns in the logs stay the task's own
+        env = RNDBonus(env, a.rnd_weight, a.rnd_decay, a.rnd_decay_steps or cfg.run.total_timesteps, seed=cfg.run.seed)
+    return env
+
+
+def load_demos(cfg: TrainConfig, files: list[str]) -> Any:
+    """Demo transitions shaped like this configuration's env steps."""
+    import demos
+
+    return demos.load(
+        files,
+        action_set=cfg.env.action_set,
+        frame_skip=cfg.env.frame_skip,
+        frame_stack=cfg.env.frame_stack,
+        reward=cfg.env.reward,
+    )
+
+
+__all__ = ["build_model", "load_demos", "make_env"]
