@@ -32,6 +32,7 @@ from browser_env.drivers import Driver, make_driver
 from browser_env.errors import GameLoadError
 from browser_env.server import HOST_NAME, GameServer
 from browser_env.watch import Watch
+from sim_env.actions import check_mask
 from sim_env.libm import DEFAULT_VARIANT, identify, mismatch_note, probe_arguments
 from sim_env.spec import (
     CLICK_EVENT,
@@ -86,14 +87,6 @@ def _check_int8(a: Any, what: str, hi: int) -> np.ndarray:
         bad = int(np.flatnonzero((arr < 0) | (arr > hi))[0])
         raise ValueError(f"{what}[{bad}] = {int(arr[bad])} is out of range 0..{hi}")
     return arr.astype(np.int8)
-
-
-def _check_mask(keys: Any) -> int:
-    if isinstance(keys, bool) or not isinstance(keys, int | np.integer):
-        raise ValueError(f"keys must be an int mask 0..15 (Q=1, W=2, O=4, P=8), got {type(keys).__name__}")
-    if not 0 <= int(keys) <= 15:
-        raise ValueError(f"key mask {int(keys)} is out of range: use 0..15 (Q=1, W=2, O=4, P=8)")
-    return int(keys)
 
 
 class BrowserGame:
@@ -292,7 +285,7 @@ class BrowserGame:
 
     def update(self, keys: int) -> None:
         """One lock-step game update with the key mask held (one call to the page)."""
-        mask = _check_mask(keys)
+        mask = check_mask(keys)
         if self.mode != "lockstep":
             raise RuntimeError("update() needs lock-step mode")
         self._need_page()
@@ -302,7 +295,7 @@ class BrowserGame:
 
     def reset(self, keys: int = 0) -> None:
         """What releasing R does: the original's reset() (which runs one update) with keys held."""
-        mask = _check_mask(keys)
+        mask = check_mask(keys)
         self._need_page()
         self._last = self.records("reset", mask)[0]
         self.history.append(RESET_EVENT_BASE + mask)
@@ -423,7 +416,7 @@ class BrowserGame:
     # ------------------------------------------------------------------ real input
     def press(self, mask: int, held: int = 0) -> int:
         """Real key events that change the held keys from ``held`` to ``mask``; returns mask."""
-        mask = _check_mask(mask)
+        mask = check_mask(mask)
         up = [name for name, bit in KEY_NAMES if held & bit and not mask & bit]
         down = [name for name, bit in KEY_NAMES if mask & bit and not held & bit]
         if up or down:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from sim_env.actions import check_masks
 from sim_env.errors import UserInputError
 from sim_env.spec import CLICK_EVENT, RESET_EVENT_BASE
 
@@ -178,10 +179,11 @@ def validate_arrays(a: dict[str, np.ndarray], where: str = "demo") -> None:
         raise DemoFormatError(
             f"{where}: events[{bad[0]}] = {ev[bad[0]]} is not an event (0..{last_reset} or {CLICK_EVENT})"
         )
-    keys = a["keys"]
-    bad = np.flatnonzero((keys < -1) | (keys > 15))
-    if bad.size:
-        raise DemoFormatError(f"{where}: keys[{bad[0]}] = {keys[bad[0]]} is not a key mask (0..15, or -1 on the click)")
+    if a["keys"].size:
+        try:
+            check_masks(a["keys"], "keys", allow=(-1,))  # -1: no keys on the click's row
+        except ValueError as exc:
+            raise DemoFormatError(f"{where}: {exc}") from None
     if (ev == CLICK_EVENT).sum() > 1:
         raise DemoFormatError(f"{where}: more than one click event")
     for k in ("fallen", "game_ended", "jump_landed", "episode_partial"):

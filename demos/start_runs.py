@@ -11,6 +11,7 @@ import functools
 import numpy as np
 
 from demos.format import demo_files, load_demo
+from sim_env.actions import MAX_MASK
 from sim_env.errors import UserInputError
 from sim_env.spec import CLICK_EVENT
 
@@ -22,7 +23,7 @@ def _read(paths: tuple[str, ...]) -> tuple[np.ndarray, ...]:
         demo = load_demo(path)
         for i in range(demo.num_episodes):
             events = demo.events[demo.episode_rows(i)]
-            if len(events) > 1 and events[0] == CLICK_EVENT and np.all((events[1:] >= 0) & (events[1:] < 16)):
+            if len(events) > 1 and events[0] == CLICK_EVENT and np.all((events[1:] >= 0) & (events[1:] <= MAX_MASK)):
                 runs.append(events[1:].astype(np.int8))
     if not runs:
         raise UserInputError(f"start_runs: no run from the click to begin in {', '.join(paths)}")

@@ -19,15 +19,15 @@ echo "== benchmark smoke runs"
 "$PY" -m agents.bench.browser --quick
 "$PY" -m agents.bench.search --quick
 "$PY" -m agents.bench.search --quick --guide
-echo "== pytest"
+echo "== pytest, every tier (the fast one alone: pytest; see docs/setup.md)"
 set +e
-"$PY" -m pytest -q "$@"
+"$PY" -m pytest -q -m "" "$@"
 rc=$?
 if [ "$rc" = 0 ] && [ $# = 0 ]; then
   # A clone with no reference data beside it tests fidelity on the shipped fixtures: run that
   # path too, so it stays green where users meet it.
   echo "== pytest, as a clone alone (no reference data): fidelity and sin/cos"
-  QWOP_REFERENCE=none CI= "$PY" -m pytest -q -p no:cacheprovider tests/test_fidelity.py tests/test_trig.py
+  QWOP_REFERENCE=none CI= "$PY" -m pytest -q -m "" -p no:cacheprovider tests/sim_env/test_fidelity.py tests/sim_env/test_trig.py
   rc=$?
 fi
 set -e

@@ -1,6 +1,8 @@
-"""Action sets: how a discrete action index maps to the Q W O P keys held.
+"""Key masks and action sets: which masks are keys, and how a discrete action index maps to
+the Q W O P keys held.
 
-Shared by the simulator envs and the browser env.
+Shared by the simulator envs and the browser env; every Python check of a key mask is here
+(the C++ module's is in ``cpp/bind_checks.cpp``).
 
 - ``full`` (16): action i holds key mask i (1=Q, 2=W, 4=O, 8=P).
 - ``distinct`` (9): the controls that behave differently. Q wins over W and O wins over P,
@@ -15,6 +17,30 @@ import numpy as np
 from sim_env import KEY_O, KEY_P, KEY_Q, KEY_W
 
 Q, W, O, P = KEY_Q, KEY_W, KEY_O, KEY_P  # noqa: E741  (the game's key names)
+MAX_MASK = Q | W | O | P  # 15: every key held
+KEYS_HELP = f"an int mask 0..{MAX_MASK} (Q={Q}, W={W}, O={O}, P={P})"
+
+
+def check_mask(keys: object) -> int:
+    """``keys`` as a key mask, or ValueError saying what a key mask is (bools and floats refused)."""
+    if isinstance(keys, bool) or not isinstance(keys, int | np.integer):
+        raise ValueError(f"keys must be {KEYS_HELP}, got {type(keys).__name__}")
+    if not 0 <= int(keys) <= MAX_MASK:
+        raise ValueError(f"key mask {int(keys)} is out of range: use 0..{MAX_MASK} (Q={Q}, W={W}, O={O}, P={P})")
+    return int(keys)
+
+
+def check_masks(keys: object, what: str = "keys", allow: tuple[int, ...] = ()) -> np.ndarray:
+    """A non-empty 1-D sequence of key masks as int8, or ValueError naming the first bad element;
+    ``allow``: other values the sequence may hold (a demo's -1 on the click)."""
+    a = np.asarray(keys)
+    if a.ndim != 1 or a.size == 0 or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
+        raise ValueError(f"{what} must be a non-empty 1-D sequence of key masks 0..{MAX_MASK}")
+    bad = np.flatnonzero(((a < 0) | (a > MAX_MASK)) & ~np.isin(a, allow))
+    if bad.size:
+        raise ValueError(f"{what}[{bad[0]}] = {a[bad[0]]} is not a key mask ({KEYS_HELP})")
+    return a.astype(np.int8)
+
 
 ACTION_SETS: dict[str, tuple[int, ...]] = {
     "full": tuple(range(16)),
@@ -57,8 +83,7 @@ def masks_to_actions(masks: np.ndarray, action_set: str) -> np.ndarray:
 
 def effective_mask(mask: int) -> int:
     """The mask with the keys the game ignores removed (W under Q, P under O)."""
-    if mask < 0 or mask > 15:
-        raise ValueError(f"key mask {mask} is out of range 0..15")
+    mask = check_mask(mask)
     if mask & Q:
         mask &= ~W
     if mask & O:

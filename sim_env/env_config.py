@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sim_env import _core
-from sim_env.actions import action_masks
+from sim_env.actions import action_masks, check_masks
 from sim_env.errors import UserInputError
 from sim_env.rewards import REWARD_TERMS, profile_weights
 
@@ -105,13 +105,10 @@ class EnvConfig:
                     "start_keys=demos.start_runs.start_run_keys(start_runs)"
                 )
             return []
-        runs = []
-        for k in start_keys:
-            a = np.asarray(k)
-            if a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) or a.min() < 0 or a.max() > 15:
-                raise UserInputError("start_keys: each start run is a non-empty 1-D sequence of key masks 0..15")
-            runs.append(a.astype(np.int8))
-        return runs
+        try:
+            return [check_masks(k, f"start_keys[{i}]") for i, k in enumerate(start_keys)]
+        except ValueError as exc:
+            raise UserInputError(f"{exc}: each start run is a run's key masks, one per update") from None
 
     def draw_start(self, rng: np.random.Generator, runs: Sequence[np.ndarray] = ()) -> np.ndarray:
         """The keys played before one episode's first step (int8): with ``start_share``, a

@@ -35,8 +35,6 @@ FLAGS: dict[str, int] = dict(SPEC["flags"])
 FLAG_FALLEN = FLAGS["fallen"]
 FLAG_ENDED = FLAGS["game_ended"]
 FLAG_LANDED = FLAGS["jump_landed"]
-FLAG_JUMPED = FLAGS["jumped"]
-FLAG_PAUSE = FLAGS["pause"]
 FLAG_FIRST_CLICK = FLAGS["first_click"]
 
 UPDATES_PER_SECOND: int = SPEC["updates_per_second"]

@@ -1,7 +1,7 @@
 """Generate sim_env/cpp/game_def.h from the reference construction_calls.json.
 
 The header is committed; this script documents where its numbers come from and lets a
-developer regenerate it. tests/test_world.py checks the built world against world.json.
+developer regenerate it. tests/sim_env/test_world.py checks the built world against world.json.
 
     python tools/gen_game_def.py ../shared/qwop-reference/construction_calls.json
 """

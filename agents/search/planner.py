@@ -5,7 +5,8 @@ is one decision of a trained policy; each kept game is tried with every action, 
 followed by the policy's greedy rollout of ``lookahead`` decisions, and the next beam keeps
 the tries whose rollouts got farthest (a finished rollout first, by its time; a fall last):
 a one-step policy improvement inside a beam (``agents/search/guided_rollouts.py``). It turns the
-shipped agent's 56.9 s gait into a run under the 47.34 s record in about a minute. When
+base agent's 56.87 s gait (`agents/models/qwop_pddqn_base.zip`) into a 45.73 s run in about 20
+CPU-seconds. When
 its lines die or fall behind the best run, new lines start after a few random-key updates
 or from the best run at a random update. Unguided (the default):
 a time-synchronous beam search with diversity. Every stage, each kept game is copied

@@ -1,4 +1,4 @@
-"""``qwop search --policy [MODEL]``: sample many stochastic episodes in the batched simulator and keep
+"""``qwop sample [MODEL]``: sample many stochastic episodes in the batched simulator and keep
 the best key sequence (a finished run, the fastest; else the farthest). The simulator is
 exact, so the sequence replays open-loop in the original: it is saved as a demo file for
 ``qwop replay FILE --browser``.

@@ -1,0 +1,219 @@
+// Python bindings of the env step (Episode, Env) and of the batch (BatchSim): the one env step
+// of episode.h, on one game or on a pool of games.
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "batch.h"
+#include "bind_common.h"
+#include "episode.h"
+#include "snapshot.h"
+
+namespace qwop_py {
+
+namespace {
+
+qwop::EpisodeOptions episode_options(int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights) {
+  qwop::EpisodeOptions o;
+  o.frame_skip = frame_skip;
+  o.max_updates = qwop::max_updates_for(time_limit);
+  o.time_limit_s = time_limit;
+  o.frame_stack = frame_stack;
+  if (weights) {
+    if (weights->ndim() != 1 || weights->shape(0) != qwop::kNumRewardTerms) {
+      throw py::value_error("weights must be " + std::to_string(qwop::kNumRewardTerms) + " numbers, one per reward term");
+    }
+    std::memcpy(o.weights, weights->data(), sizeof(o.weights));
+  }
+  qwop::check_options(o);
+  return o;
+}
+
+py::dict outcome_dict(const qwop::StepOutcome& o) {
+  py::array_t<double> terms(qwop::kNumRewardTerms);
+  std::memcpy(terms.mutable_data(), o.terms, sizeof(o.terms));
+  py::dict d;
+  d["terms"] = terms;
+  d["reward"] = o.reward;
+  d["updates"] = o.updates;
+  d["terminated"] = o.terminated;
+  d["truncated"] = o.truncated;
+  d["fell"] = o.fell;
+  d["finished"] = o.finished;
+  return d;
+}
+
+py::array_t<float> episode_obs(const qwop::Episode& e) {
+  py::array_t<float> out(e.obs_size());
+  std::memcpy(out.mutable_data(), e.obs(), sizeof(float) * e.obs_size());
+  return out;
+}
+
+// The single simulator env's C++ side: one Env with its own game and scratch.
+struct PyEnv {
+  PyEnv(const qwop::EpisodeOptions& o, qwop::trig::Variant variant) : initial(std::make_unique<Game>()) {
+    initial->load(true, variant);
+    env = std::make_unique<qwop::Env>(o, initial.get());
+  }
+  std::unique_ptr<Game> initial;
+  std::unique_ptr<qwop::Env> env;
+  qwop::StepScratch scratch;
+};
+
+}  // namespace
+
+void bind_batch(py::module_& m) {
+  py::class_<qwop::BatchSim>(m, "BatchSim", "N independent envs stepped in C++ on a thread pool, with auto-reset.")
+      .def(py::init([](int num_envs, int num_threads, int frame_skip, double time_limit, int frame_stack,
+                       std::optional<Doubles> weights, const std::string& sincos, bool lockstep) {
+             return std::make_unique<qwop::BatchSim>(num_envs, num_threads,
+                                                     episode_options(frame_skip, time_limit, frame_stack, weights),
+                                                     parse_sincos(sincos), lockstep);
+           }),
+           py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0,
+           py::arg("frame_stack") = 1, py::arg("weights") = py::none(), py::arg("sincos") = "fma",
+           py::arg("lockstep") = true,
+           "weights: one per reward term (default: progress only); the reward buffer is their weighted sum. "
+           "sincos: 'fma' (the reference traces') or 'generic' (glibc without FMA). "
+           "lockstep: step groups of four envs together, their joints solved in SIMD lanes, where the CPU "
+           "has AVX2 and FMA (the same results; False steps each env on its own).")
+      .def_property_readonly("sincos", [](qwop::BatchSim& b) { return sincos_name(b.game(0).world.trigVariant); })
+      .def_property_readonly("lockstep", &qwop::BatchSim::lockstep,
+                             "Whether groups of four envs step in lock step (asked for and the CPU can).")
+      .def_property_readonly("lane_updates", &qwop::BatchSim::lane_updates,
+                             "Game updates whose joints were solved in SIMD lanes since the batch was made.")
+      .def("step", [](qwop::BatchSim& b, py::handle keys) {
+             if (!keys.is_none()) {
+               auto arr = check_key_masks<int32_t>(keys, "keys");
+               if (arr.ndim() != 1 || arr.shape(0) != b.num_envs()) {
+                 throw py::value_error("keys must be a 1-D integer array of length num_envs = " + std::to_string(b.num_envs()));
+               }
+               std::memcpy(b.buffers().keys.data(), arr.data(), sizeof(int32_t) * b.num_envs());
+             } else {
+               for (int i = 0; i < b.num_envs(); ++i) {
+                 check_key_value(b.buffers().keys[i], i);
+               }
+             }
+             {
+               py::gil_scoped_release release;
+               b.step();
+             }
+             for (int i = 0; i < b.num_envs(); ++i) check_overflow(b.game(i));
+           }, py::arg("keys") = py::none(),
+           "Step every env once (frame_skip updates) with the given masks, or with the `keys` buffer if None.")
+      .def("reset", [](qwop::BatchSim& b) { b.reset_all(); }, "Put every env back to the initial state.")
+      .def("reset_env", [](qwop::BatchSim& b, int i) {
+             if (i < 0 || i >= b.num_envs()) throw py::index_error("env index out of range");
+             b.reset_env(i);
+           }, py::arg("index"))
+      .def("advance_env", [](qwop::BatchSim& b, int i, py::handle keys_obj) {
+             if (i < 0 || i >= b.num_envs()) throw py::index_error("env index out of range");
+             auto keys = check_key_array(keys_obj, "keys");
+             b.advance_env(i, keys.data(), static_cast<int>(keys.shape(0)));
+             check_overflow(b.game(i));
+           }, py::arg("index"), py::arg("keys"),
+           "Run updates on one env before its first step (a random start); they count toward its episode.")
+      .def("snapshot_env", [](qwop::BatchSim& b, int i) {
+             if (i < 0 || i >= b.num_envs()) throw py::index_error("env index out of range");
+             return py::bytes(qwop::take_snapshot(b.game(i)));
+           }, py::arg("index"), "One env's game as a snapshot (QwopSim.restore takes it).")
+      .def_property_readonly("num_envs", &qwop::BatchSim::num_envs)
+      .def_property_readonly("num_threads", &qwop::BatchSim::num_threads)
+      .def_property_readonly("frame_skip", [](const qwop::BatchSim& b) { return b.options().frame_skip; })
+      .def_property_readonly("frame_stack", [](const qwop::BatchSim& b) { return b.options().frame_stack; })
+      .def_property_readonly("max_updates", [](const qwop::BatchSim& b) { return b.options().max_updates; })
+      .def_property_readonly("time_limit", [](const qwop::BatchSim& b) { return b.options().time_limit_s; })
+      .def_property_readonly("bytes_per_env", &qwop::BatchSim::bytes_per_env)
+      .def_property_readonly("state", [](py::object self) {
+        auto& b = self.cast<qwop::BatchSim&>();
+        return view(b.buffers().state, {b.num_envs(), kNumParts, kStateColumns}, self);
+      })
+      .def_property_readonly("final_state", [](py::object self) {
+        auto& b = self.cast<qwop::BatchSim&>();
+        return view(b.buffers().final_state, {b.num_envs(), kNumParts, kStateColumns}, self);
+      })
+#define QWOP_VIEW(name)                                         \
+  .def_property_readonly(#name, [](py::object self) {           \
+    auto& b = self.cast<qwop::BatchSim&>();                     \
+    return view(b.buffers().name, {b.num_envs()}, self);        \
+  })
+      QWOP_VIEW(reward) QWOP_VIEW(score) QWOP_VIEW(score_time) QWOP_VIEW(distance) QWOP_VIEW(final_score)
+      QWOP_VIEW(final_time) QWOP_VIEW(terminated) QWOP_VIEW(truncated) QWOP_VIEW(fallen) QWOP_VIEW(jump_landed) QWOP_VIEW(finished)
+      QWOP_VIEW(episode_updates) QWOP_VIEW(step_updates) QWOP_VIEW(keys) QWOP_VIEW(late)
+#undef QWOP_VIEW
+      .def_property_readonly("obs", [](py::object self) {
+        auto& b = self.cast<qwop::BatchSim&>();
+        return view(b.buffers().obs, {b.num_envs(), b.obs_size()}, self);
+      })
+      .def_property_readonly("final_obs", [](py::object self) {
+        auto& b = self.cast<qwop::BatchSim&>();
+        return view(b.buffers().final_obs, {b.num_envs(), b.obs_size()}, self);
+      })
+      .def_property_readonly("terms", [](py::object self) {
+        auto& b = self.cast<qwop::BatchSim&>();
+        return view(b.buffers().terms, {b.num_envs(), qwop::kNumRewardTerms}, self);
+      });
+}
+
+void bind_env(py::module_& m) {
+  py::class_<qwop::Episode>(m, "Episode",
+                            "The env step's rules for states produced elsewhere (the browser, a recording): "
+                            "frame skip, time limit, fell/finished, reward terms, stacked observation.")
+      .def(py::init([](int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights) {
+             return qwop::Episode(episode_options(frame_skip, time_limit, frame_stack, weights));
+           }),
+           py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0, py::arg("frame_stack") = 1,
+           py::arg("weights") = py::none())
+      .def("begin", [](qwop::Episode& e, Doubles state, int updates) { e.begin(check_state(state, "state"), updates); },
+           py::arg("state"), py::arg("updates") = 0, "Start at `state` (12, 6), `updates` into the episode.")
+      .def("updates_for_step", &qwop::Episode::updates_for_step, "Updates the next step runs.")
+      .def("end_step", [](qwop::Episode& e, Doubles after, double dt, double time_after, int n, bool ended, bool fallen,
+                          bool finished) {
+             qwop::StepOutcome o;
+             e.end_step(check_state(after, "after"), dt, time_after, n, ended, fallen, finished, &o);
+             return outcome_dict(o);
+           }, py::arg("after"), py::arg("dt"), py::arg("time_after"), py::arg("updates"), py::arg("ended"),
+           py::arg("fallen"), py::arg("finished"), "Close a step that ran `updates` updates; returns its outcome.")
+      .def_property_readonly("updates", &qwop::Episode::updates)
+      .def_property_readonly("obs", &episode_obs, "The stacked observation (frame_stack * 83 float32, oldest first).")
+      .def_property_readonly("state", [](const qwop::Episode& e) {
+        py::array_t<double> out({kNumParts, kStateColumns});
+        std::memcpy(out.mutable_data(), e.state(), sizeof(double) * kNumParts * kStateColumns);
+        return out;
+      });
+
+  py::class_<PyEnv>(m, "Env", "One simulated env (a game and its episode), the step the batch runs for each of its envs.")
+      .def(py::init([](int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights,
+                       const std::string& sincos) {
+             return std::make_unique<PyEnv>(episode_options(frame_skip, time_limit, frame_stack, weights),
+                                            parse_sincos(sincos));
+           }),
+           py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0, py::arg("frame_stack") = 1,
+           py::arg("weights") = py::none(), py::arg("sincos") = "fma")
+      .def("reset", [](PyEnv& e) { e.env->reset(); })
+      .def("advance", [](PyEnv& e, py::handle keys_obj) {
+             auto keys = check_key_array(keys_obj, "keys");
+             e.env->advance(keys.data(), static_cast<int>(keys.shape(0)), e.scratch);
+             check_overflow(e.env->game());
+           }, py::arg("keys"), "Updates before the first step (a random start); they count toward the episode.")
+      .def("step", [](PyEnv& e, py::handle keys, int late) {
+             const int32_t k = check_keys(keys);
+             if (late < 0) throw py::value_error("late must be >= 0 (updates), got " + std::to_string(late));
+             const qwop::StepOutcome o = e.env->step(k, e.scratch, late);
+             check_overflow(e.env->game());
+             return outcome_dict(o);
+           }, py::arg("keys"), py::arg("late") = 0,
+           "One env step with the key mask held; returns its outcome. A late decision (as in real-time "
+           "play) first runs `late` more updates with the keys held before the step.")
+      .def_property_readonly("obs", [](const PyEnv& e) { return episode_obs(e.env->episode()); })
+      .def_property_readonly("updates", [](const PyEnv& e) { return e.env->episode().updates(); })
+      .def_property_readonly("sim", py::cpp_function([](PyEnv& e) { return std::make_unique<QwopSim>(&e.env->game()); },
+                                                     py::keep_alive<0, 1>()),
+                             "The env's game as a QwopSim (a view: stepping it bypasses the env).");
+  m.def("max_updates", &qwop::max_updates_for, py::arg("time_limit"), "Updates in `time_limit` game seconds (exact).");
+}
+
+}  // namespace qwop_py

@@ -1,0 +1,124 @@
+"""The guided planner (``qwop search --guide``): the policy it is guided by acts as the model
+does, whatever the batch; the search is deterministic on any thread count and resumable; a
+finish it finds replays exactly; a changed guide or a bad option is one line."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sim_env
+from agents.search.guided_rollouts import guide_from_model, policy_rollouts
+from agents.search.planner import LocalExpander, run_search
+from agents.search.state import PlannerConfig, load_state, new_state
+from agents.training.model_files import load_model
+from sim_env.observation import observe
+from sim_env.spec import UNITS_PER_METRE
+from tests.clitools import one_line_error, qwop
+from tests.support import NEEDS_RAY, REPO, assert_ray_equals_local
+
+MODELS = REPO / "agents" / "models"
+PDDQN = MODELS / "qwop_pddqn.zip"
+GUIDED = PlannerConfig(guide=str(PDDQN), beam=3, lookahead=4, seed=3)
+
+
+def _states(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        out.append(sim_env.replay(rng.integers(0, 16, int(rng.integers(20, 400))).astype(np.int8))["state"][-1])
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("name", ["qwop_pddqn.zip", "qwop_ppo.zip"])
+def test_guide_acts_as_the_model_and_rows_do_not_depend_on_the_batch(name: str) -> None:
+    model, _ = load_model(MODELS / name)
+    guide = guide_from_model(str(MODELS / name))
+    states = _states(60)
+    obs = observe(states)
+    acts = guide.act(states)
+    predicted, _ = model.predict(obs, deterministic=True)
+    # float64 against the model's float32: the same action but for near ties
+    assert np.mean(acts == predicted) >= 0.95
+    alone = np.array([guide.act(states[i : i + 1])[0] for i in range(len(states))])
+    assert np.array_equal(alone, acts)
+    v = guide.values(obs)
+    assert all(np.array_equal(guide.values(obs[i : i + 1])[0], v[i]) for i in range(0, 60, 7))
+
+
+def test_rollouts_follow_the_guide() -> None:
+    """A try's rollout is the guide's greedy play: replaying its keys gives the same end."""
+    guide = guide_from_model(str(PDDQN))
+    games = sim_env.GameSet()
+    keys = np.repeat(guide.masks[:, None], guide.frame_skip, axis=1)
+    out = policy_rollouts(games, np.zeros(len(keys), dtype=np.int32), keys, guide, lookahead=6, threads=2)
+    assert out["total_updates"] == out["updates"].sum() + out["rollout_len"].sum()
+    for c in (0, 4, 8):
+        run = np.concatenate([keys[c], out["rollout_keys"][c, : out["rollout_len"][c]]])
+        sim = sim_env.QwopSim()
+        for d in range(0, len(run), guide.frame_skip):
+            if d >= guide.frame_skip:  # after the tried action, the guide's choice
+                assert guide.masks[guide.act(sim.body_state()[None])[0]] == run[d]
+            sim.advance(run[d : d + guide.frame_skip])
+        assert sim.body_state()[0, 0] / UNITS_PER_METRE == out["rollout_x"][c]
+
+
+def _guided(budget: int, threads: int = 2, cfg: PlannerConfig = GUIDED, state_path: Path | None = None):
+    return run_search(new_state(cfg), LocalExpander(threads), budget, state_path=state_path, progress=False)
+
+
+def test_guided_search_is_deterministic_on_any_thread_count_and_resumes(tmp_path: Path) -> None:
+    a = _guided(40_000)
+    b = _guided(40_000, threads=1)
+    assert a.history == b.history and all(np.array_equal(x, y) for x, y in zip(a.keys, b.keys, strict=True))
+    path = tmp_path / "g.npz"
+    _guided(15_000, state_path=path)
+    resumed = run_search(load_state(path), LocalExpander(2), 40_000, state_path=path, progress=False)
+    assert resumed.history == a.history and resumed.updates == a.updates
+    # the beam is time-synchronous, one decision per stage
+    assert len({len(k) for k in a.keys}) == 1
+
+
+def test_guided_search_finishes_and_the_run_replays_exactly() -> None:
+    """From a game 6 m before the line (in the shipped record run), the guided search finishes;
+    its keys from the start replay to the same finish time."""
+    from demos.format import load_demo
+
+    record = sorted((MODELS.parent / "records").glob("guided_seed0_*.npz"))[0]
+    events = load_demo(record).events
+    keys = events[1:].astype(np.int8)  # after the click
+    run = sim_env.replay(keys)
+    near = int(np.argmax(run["state"][:, 0, 0] > 940.0))
+    st = new_state(replace(GUIDED, beam=4, lookahead=8))
+    st.keys = [keys[: near + 1]]
+    run_search(st, LocalExpander(2), 150_000, progress=False)
+    assert st.best_keys is not None
+    out = sim_env.replay(st.best_keys)
+    assert out["jump_landed"][-1] and out["score"][-1] >= sim_env.FINISH_M
+    assert out["score_time"][-1] == st.best_time_s
+
+
+def test_guided_search_cli_and_a_changed_guide(tmp_path: Path) -> None:
+    model = tmp_path / "guide.zip"
+    shutil.copy(PDDQN, model)
+    shutil.copy(MODELS / "qwop_pddqn.qwop.json", tmp_path / "guide.qwop.json")
+    state = tmp_path / "s.npz"
+    args = ["search", "--guide", str(model), "--updates", "6000", "--threads", "1", "--lookahead", "3"]
+    p = qwop(*args, "--state", str(state), "--out", str(tmp_path / "best.npz"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    st = load_state(state)
+    assert st.config.guide == str(model.resolve()) and st.config.beam == 8 and st.config.lookahead == 3
+    model.write_bytes(model.read_bytes()[:-10] + b"0123456789")
+    one_line_error(qwop("search", "--resume", str(state), "--updates", "9000"), "has changed")
+    one_line_error(qwop("search", "--guide", str(tmp_path / "none.zip"), "--updates", "10"), "model not found")
+    one_line_error(qwop("search", "--guide", "--lookahead", "0", "--updates", "10"), "--lookahead")
+
+
+@pytest.mark.slow
+@NEEDS_RAY
+def test_guided_search_on_a_local_ray_cluster_equals_the_embedded_engine() -> None:
+    assert_ray_equals_local(GUIDED, 20_000)

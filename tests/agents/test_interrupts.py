@@ -1,0 +1,134 @@
+"""Ctrl-C and SIGTERM lose nothing: a search stops after a whole stage and its resume is the
+uninterrupted search; training saves its model and replay buffer and the command it suggests
+continues it; the other commands take SIGTERM as Ctrl-C (and save what they have)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.clitools import qwop
+from tests.support import REPO
+
+ROOT = REPO
+SEARCH = ["--beam", "32", "--children", "8", "--seed", "3", "--threads", "1"]
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "agents.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=log.open("w"),
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _wait_for(log: Path, pattern: str, proc: subprocess.Popen, timeout: float = 120) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if re.search(pattern, log.read_text()):
+            return
+        assert proc.poll() is None, log.read_text()[-2000:]
+        time.sleep(0.1)
+    raise AssertionError(f"no {pattern!r} in {log.read_text()[-2000:]}")
+
+
+def _search_state(path: Path) -> dict:
+    with np.load(path) as z:
+        meta = json.loads(str(z["meta"]))
+        return {
+            "meta": {k: meta[k] for k in ("stage", "best_time_s", "farthest_m", "updates", "restarts", "rng")},
+            "beam": z["beam_keys"].tobytes(),
+            "history": z["history"].tobytes(),
+            "best": z["best_keys"].tobytes() if "best_keys" in z else b"",
+        }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_an_interrupted_search_resumes_into_the_uninterrupted_one(tmp_path: Path, sig: signal.Signals) -> None:
+    budget = "1500000"
+    whole = tmp_path / "whole" / "state.npz"
+    whole.parent.mkdir()
+    p = qwop("search", "--updates", budget, *SEARCH, "--state", str(whole), cwd=str(ROOT))
+    assert p.returncode == 0, p.stderr[-2000:]
+
+    cut = tmp_path / "cut" / "state.npz"
+    cut.parent.mkdir()
+    log = tmp_path / "search.log"
+    proc = _start(["search", "--updates", budget, *SEARCH, "--state", str(cut)], log)
+    _wait_for(log, r"updates/s", proc)  # searching, past the start
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    proc.communicate(timeout=120)
+    err = log.read_text()
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err
+    again = re.search(r"continue with: (qwop search --resume \S+ --updates \d+)", err)
+    assert again, err[-2000:]
+    assert _search_state(cut)["meta"]["updates"] < int(budget)  # it was stopped part way
+    args = shlex.split(again.group(1))[1:]
+    p = qwop(*args, "--threads", "1", cwd=str(ROOT))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert _search_state(cut) == _search_state(whole)
+
+
+@pytest.mark.slow
+def test_interrupted_training_saves_the_model_and_its_resume_command_works(tmp_path: Path) -> None:
+    pytest.importorskip("stable_baselines3")
+    runs = tmp_path / "runs"
+    log = tmp_path / "train.log"
+    small = ["algo.buffer_size=20000", "run.best_every=0", "run.checkpoint_every=0", "run.eval_episodes=2"]
+    args = ["train", "--algo", "dqn", "--steps", "100000000", "--name", "cut", "--set", f'run.out_dir="{runs}"']
+    proc = _start(args + [x for s in small for x in ("--set", s)], log)
+    end = time.monotonic() + 180
+    while not (runs / "cut" / "config.toml").is_file():  # written once training has begun to set up
+        assert proc.poll() is None and time.monotonic() < end, log.read_text()[-2000:]
+        time.sleep(0.1)
+    time.sleep(6)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=180)
+    err = log.read_text()
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err
+    run = runs / "cut"
+    assert (run / "interrupted.zip").is_file() and (run / "interrupted.qwop.json").is_file()
+    assert (run / "interrupted_replay_buffer.pkl").is_file()  # dqn learns off-policy: its buffer goes on
+    steps = json.loads((run / "interrupted.json").read_text())["timesteps"]
+    assert steps > 0
+    command = re.search(r"continue with: (qwop train .*)$", err.strip().splitlines()[-1])
+    assert command, err[-2000:]
+    args = shlex.split(command.group(1))[1:]
+    p = qwop(*args, "--steps", "256", cwd=str(ROOT), timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert f"resumed from {run / 'interrupted.zip'} at {steps} steps" in p.stdout + p.stderr
+    assert (runs / "cut-continued" / "final.zip").is_file()
+
+
+def test_sigterm_is_ctrl_c_for_the_other_commands(tmp_path: Path) -> None:
+    code = (
+        "import time\n"
+        "from agents.interrupts import TerminateAsInterrupt\n"
+        "with TerminateAsInterrupt():\n"
+        "    try:\n"
+        "        print('ready', flush=True); time.sleep(60)\n"
+        "    except KeyboardInterrupt:\n"
+        "        print('saved what it had', flush=True)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    os.kill(proc.pid, signal.SIGTERM)
+    out, _ = proc.communicate(timeout=30)
+    assert "saved what it had" in out and proc.returncode == 0

@@ -1,0 +1,48 @@
+"""One spec: the facts shared by C++, Python and the page adapter come from sim_env/spec.json."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+
+import sim_env
+from sim_env import spec
+from tests.support import REPO
+
+ROOT = REPO
+
+
+def test_generated_header_is_up_to_date() -> None:
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_spec.py"), "--check"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+
+
+def test_the_compiled_simulator_carries_the_spec() -> None:
+    assert sim_env.PART_NAMES == spec.PARTS
+    assert sim_env.JOINT_NAMES == spec.JOINTS
+    assert {"Q": sim_env.KEY_Q, "W": sim_env.KEY_W, "O": sim_env.KEY_O, "P": sim_env.KEY_P} == spec.KEYS
+    assert sim_env.CLICK_EVENT == spec.CLICK_EVENT
+    assert sim_env.UPDATES_PER_SECOND == spec.UPDATES_PER_SECOND
+    assert sim_env.UPDATE_DT == 1.0 / spec.UPDATES_PER_SECOND
+    assert sim_env.UNITS_PER_METRE == spec.UNITS_PER_METRE
+    assert spec.SPEC["finish_m"] == sim_env.FINISH_M and spec.SPEC["hurdle_m"] == sim_env.HURDLE_M
+    events = np.array([spec.CLICK_EVENT, spec.RESET_EVENT_BASE + 9], dtype=np.int8)
+    assert sim_env.replay_session(events)["score_time"][-1] == sim_env.UPDATE_DT
+
+
+def test_record_layout() -> None:
+    assert len(spec.RECORD_HEADER) + len(spec.PARTS) * len(spec.STATE_COLUMNS) == spec.RECORD_SIZE
+    flags = list(spec.FLAGS.values())
+    assert len(set(flags)) == len(flags) and all(f & (f - 1) == 0 for f in flags)  # distinct bits
+    assert spec.for_page().startswith("window.__QWOP_SPEC__ = {")
+
+
+def test_no_copies_of_the_shared_numbers() -> None:
+    # The adapter takes parts, joints, flags, event codes and record layout from the spec.
+    js = (ROOT / "adapter_js" / "qwop_adapter.js").read_text()
+    assert '"leftArm"' not in js and "16 + mask" not in js and "1 / 30" not in js
+    for py in ("browser_env/game.py", "demos/record.py", "demos/format.py", "browser_env/env.py"):
+        text = (ROOT / py).read_text()
+        assert "CLICK_EVENT = 32" not in text and "HEADER = 6" not in text and "/ 10.0" not in text, py
