@@ -32,7 +32,7 @@ from browser_env.drivers import Driver, make_driver
 from browser_env.errors import GameLoadError
 from browser_env.server import HOST_NAME, GameServer
 from browser_env.watch import Watch
-from sim_env.actions import check_mask
+from sim_env.actions import check_mask, check_masks
 from sim_env.libm import DEFAULT_VARIANT, identify, mismatch_note, probe_arguments
 from sim_env.spec import (
     CLICK_EVENT,
@@ -265,7 +265,7 @@ class BrowserGame:
         """One lock-step update per key mask; returns the adapter records (n, RECORD_SIZE)."""
         if self.mode != "lockstep":
             raise RuntimeError("run() needs lock-step mode")
-        arr = _check_int8(keys, "keys", 15)
+        arr = check_masks(keys, "keys", empty=True)
         self._need_page()
         parts = []
         step = 1 if self.watch is not None else self.chunk  # watched: one update, one picture at a time
@@ -303,7 +303,7 @@ class BrowserGame:
     def replay(self, keys: Any) -> dict[str, np.ndarray]:
         """In a fresh page from the traces' initial state: run the keys until they end or the
         game ends. Returns a dict shaped like ``sim_env.replay``'s."""
-        arr = _check_int8(keys, "keys", 15)
+        arr = check_masks(keys, "keys", empty=True)
         self.new_page()
         initial = self.body_state()
         out = records_to_trace(self.run(arr, stop_on_end=True))

@@ -30,15 +30,17 @@ def check_mask(keys: object) -> int:
     return int(keys)
 
 
-def check_masks(keys: object, what: str = "keys", allow: tuple[int, ...] = ()) -> np.ndarray:
-    """A non-empty 1-D sequence of key masks as int8, or ValueError naming the first bad element;
-    ``allow``: other values the sequence may hold (a demo's -1 on the click)."""
+def check_masks(keys: object, what: str = "keys", allow: tuple[int, ...] = (), empty: bool = False) -> np.ndarray:
+    """A 1-D sequence of key masks as int8 (non-empty unless ``empty``), or ValueError naming the
+    first bad element; ``allow``: other values the sequence may hold (a demo's -1 on the click)."""
     a = np.asarray(keys)
-    if a.ndim != 1 or a.size == 0 or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
-        raise ValueError(f"{what} must be a non-empty 1-D sequence of key masks 0..{MAX_MASK}")
+    if a.ndim != 1 or (a.size == 0 and not empty) or (a.size and not np.issubdtype(a.dtype, np.integer)):
+        raise ValueError(f"{what} must be a 1-D sequence of key masks 0..{MAX_MASK}")
+    if a.dtype == np.bool_:
+        raise ValueError(f"{what} must be key masks 0..{MAX_MASK}, not booleans")
     bad = np.flatnonzero(((a < 0) | (a > MAX_MASK)) & ~np.isin(a, allow))
     if bad.size:
-        raise ValueError(f"{what}[{bad[0]}] = {a[bad[0]]} is not a key mask ({KEYS_HELP})")
+        raise ValueError(f"{what}[{bad[0]}] = {a[bad[0]]} is out of range 0..{MAX_MASK} (Q={Q}, W={W}, O={O}, P={P})")
     return a.astype(np.int8)
 
 
