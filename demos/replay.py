@@ -21,7 +21,7 @@ import sim_env
 from demos.format import Demo, load_demo
 from sim_env.errors import UserInputError, check_out_folders
 from sim_env.spec import UPDATES_PER_SECOND
-from sim_env.traces import Divergence, first_divergence
+from sim_env.traces import SPLIT_M, Divergence, first_divergence, split_times
 
 
 def replay_sim(demo: Demo) -> tuple[dict[str, np.ndarray], Divergence | None]:
@@ -136,6 +136,15 @@ def outcome(run: dict[str, np.ndarray]) -> str:
     return f"stopped at {score:.1f} m after {t:.2f} s"
 
 
+def format_splits(splits: list[float]) -> str:
+    """Cumulative split times with each 10 m's own time: '6.83 (6.83), 11.07 (4.23), ...'."""
+    parts, before = [], 0.0
+    for t in splits:
+        parts.append(f"{t:.2f} ({t - before:.2f})")
+        before = t
+    return ", ".join(parts) + " s"
+
+
 def main_replay(
     file: str, sim: bool, browser: bool, game: str | None, backend: str, video: str | None, show: bool = False
 ) -> int:
@@ -157,6 +166,9 @@ def main_replay(
         out, div = run(demo) if run else replay_browser(demo, game, backend, show, video)
         same = f"identical to the recording over all {n} events" if div is None else f"departs at event {div}"
         print(f"{where}: {outcome(out)}; {same}")
+        splits = split_times(out)
+        if splits:
+            print(f"  {where} split times every {SPLIT_M} m: {format_splits(splits)}")
         status = status or (0 if div is None else 1)
     if video and not browser:
         print(f"wrote {write_video(demo, video)} (drawn from the recorded states)")

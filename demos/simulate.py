@@ -6,11 +6,15 @@ so that they replay with ``qwop replay FILE --browser`` like a person's recordin
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 
 import sim_env
-from demos.format import CLICK_EVENT, episode_starts
+from demos.format import CLICK_EVENT, episode_starts, save_demo
 from sim_env.spec import RESET_EVENT_BASE
+from sim_env.traces import split_times
 
 
 def simulated_demo_arrays(events: np.ndarray) -> dict[str, np.ndarray]:
@@ -41,3 +45,12 @@ def simulated_demo_arrays(events: np.ndarray) -> dict[str, np.ndarray]:
         "episode_end": np.array(ends, dtype=np.int64),
         "episode_partial": np.zeros(len(starts), dtype=np.int8),
     }
+
+
+def save_keys_as_demo(keys: np.ndarray, path: str | Path, meta: dict[str, Any]) -> Path:
+    """Save a key sequence as a demo file (a fresh page, the click, then the keys), with its split
+    times per 10 m in the metadata (``splits_s``)."""
+    events = np.concatenate([[CLICK_EVENT], keys]).astype(np.int8)
+    arrays = simulated_demo_arrays(events)
+    run = {k: arrays[k] for k in ("score", "score_time", "game_ended", "jump_landed")}
+    return save_demo(path, arrays, {"source": "simulator", **meta, "splits_s": split_times(run)})

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from sim_env import PART_NAMES, STATE_COLUMNS, replay, replay_session
+from sim_env import PART_NAMES, STATE_COLUMNS, finished_100m, replay, replay_session
 from sim_env.errors import UserInputError, one_line
 
 TRACE_ARRAYS = ("state", "fallen", "game_ended", "jump_landed", "score_time", "score")
@@ -119,6 +119,31 @@ def first_divergence(
     if t_ref != t_run:
         return Divergence(n, "length", float(t_ref), float(t_run))
     return None
+
+
+SPLIT_M = 10  # metres between split times, as speedrunners read a 100 m run
+
+
+def split_times(run: dict[str, np.ndarray]) -> list[float]:
+    """The run's last episode's split times: the game time (s) at which the distance the game
+    shows first reached 10, 20, ... 90 m, then its finish time if it finished 100 m; as far as it
+    got otherwise. ``run`` is trace-shaped (``score``, ``score_time``, ``game_ended``,
+    ``jump_landed``; a session's resets start a new episode)."""
+    t = np.asarray(run["score_time"], dtype=np.float64)
+    if not t.size:
+        return []
+    resets = np.flatnonzero(np.diff(t) < 0)  # game time starts again at 0 with each episode
+    first = int(resets[-1]) + 1 if resets.size else 0
+    t, score = t[first:], np.asarray(run["score"], dtype=np.float64)[first:]
+    out = []
+    for m in range(SPLIT_M, 100, SPLIT_M):
+        hit = np.flatnonzero(score >= m)
+        if not hit.size:
+            return out
+        out.append(float(t[hit[0]]))
+    if finished_100m(run["game_ended"][-1], run["jump_landed"][-1], score[-1]):
+        out.append(float(t[-1]))
+    return out
 
 
 def load_detail(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

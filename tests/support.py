@@ -47,7 +47,7 @@ def small_config(tmp_path: Path, *extra: str) -> Any:
 
 def gait_demo(tmp_path: Path) -> Path:
     """The built-in gait's first 30 s, saved as a demo file."""
-    from agents.search.policy_sampling import save_keys_as_demo
+    from demos.simulate import save_keys_as_demo
     from sim_env.gaits import SHUFFLE, gait_keys
 
     return save_keys_as_demo(gait_keys(SHUFFLE, 900), tmp_path / "gait.npz", {"player": "built-in gait"})

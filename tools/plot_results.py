@@ -65,18 +65,12 @@ def search(out: Path) -> Path:
     return _save(fig, out / "search.png")
 
 
-def _splits(out: dict[str, np.ndarray]) -> np.ndarray:
-    """The game time at which the distance the game shows first reaches 10, 20, ... 90 m, and the
-    finish (the run's end: the final jump landed at 100 m or more)."""
-    at = [out["score_time"][int(np.argmax(out["score"] >= m))] for m in range(10, 100, 10)]
-    return np.array([*at, out["score_time"][-1]])
-
-
 def splits(out: Path) -> Path:
     import sim_env
     from agents.shipped import PRETRAINED, RECORDS
     from agents.training.evaluate import evaluate_sim
     from demos.format import load_demo
+    from sim_env.traces import split_times
 
     runs = {}
     for path in sorted(RECORDS.glob("*.npz")):
@@ -87,7 +81,7 @@ def splits(out: Path) -> Path:
     fig, ax = plt.subplots(figsize=(7, 4))
     metres = np.arange(10, 101, 10)
     for name, run in sorted(runs.items(), key=lambda kv: -kv[1]["score_time"][-1]):
-        t = _splits(run)
+        t = np.array(split_times(run))
         ax.plot(metres, np.diff(np.concatenate([[0.0], t])), "o-", label=f"{name} ({t[-1]:.2f} s)")
     ax.set(xlabel="10 m split ending at (m)", ylabel="time for the 10 m (s)")
     ax.legend(fontsize=7)

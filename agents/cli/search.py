@@ -103,8 +103,8 @@ def _plan(args: argparse.Namespace) -> int:
     import shlex
 
     from agents.search.planner import GUIDED_BEAM, LocalExpander, run_search
-    from agents.search.policy_sampling import save_keys_as_demo
     from agents.search.state import PlannerConfig, best_run_meta, load_state, new_state, seed_best_run
+    from demos.simulate import save_keys_as_demo
 
     if args.resume:
         defaults = _search_defaults()
@@ -184,8 +184,9 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _sample(args: argparse.Namespace) -> int:
-    from agents.search.policy_sampling import save_keys_as_demo, search
+    from agents.search.policy_sampling import search
     from agents.training.model_files import check_model_file
+    from demos.simulate import save_keys_as_demo
 
     model = str(check_model_file(args.model or PRETRAINED))
     check_out_folders(args.out)

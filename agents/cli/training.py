@@ -212,7 +212,7 @@ def _eval(args: argparse.Namespace) -> int:
     print(format_report(report))
     keys = np.array(report["best_keys"], dtype=np.int8)
     if args.trace:
-        from agents.search.policy_sampling import save_keys_as_demo
+        from demos.simulate import save_keys_as_demo
 
         print(f"trace of the best episode: {save_keys_as_demo(keys, args.trace, {'model': model})}")
     if args.gif:

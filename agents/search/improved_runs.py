@@ -70,7 +70,7 @@ def improved_demos(
 ) -> list[Path]:
     """``runs`` runs of the rollout policy over ``model``; the finished ones are saved as
     demo files in ``out_dir`` (existing files are never replaced). Returns the files written."""
-    from agents.search.policy_sampling import save_keys_as_demo
+    from demos.simulate import save_keys_as_demo
 
     if runs < 1 or lookahead < 1 or start_noise < 0:
         raise UserInputError("runs and lookahead must be at least 1, start noise at least 0")

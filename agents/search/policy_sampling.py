@@ -48,12 +48,3 @@ def search(
         "finish_rate": float(np.mean([e.finished for e in eps])),
         "keys": keys,
     }
-
-
-def save_keys_as_demo(keys: np.ndarray, path: str | Path, meta: dict[str, Any]) -> Path:
-    """Save a key sequence as a demo file (a fresh page, the click, then the keys)."""
-    from demos.format import CLICK_EVENT, save_demo
-    from demos.simulate import simulated_demo_arrays
-
-    events = np.concatenate([[CLICK_EVENT], keys]).astype(np.int8)
-    return save_demo(path, simulated_demo_arrays(events), {"source": "simulator", **meta})

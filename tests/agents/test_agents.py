@@ -15,13 +15,14 @@ pytest.importorskip("sb3_contrib")
 
 import sim_env
 from agents.cli import main as qwop
-from agents.search.policy_sampling import save_keys_as_demo, search
+from agents.search.policy_sampling import search
 from agents.shipped import PRETRAINED
 from agents.training.config import TrainConfig, load_config, to_toml
 from agents.training.evaluate import evaluate_policy_sim, evaluate_sim, format_report, load_model
 from agents.training.train import train
 from demos.format import load_demo
 from demos.replay import replay_sim
+from demos.simulate import save_keys_as_demo
 from sim_env.actions import action_masks
 from tests.support import REPO, gait_demo, small_config
 

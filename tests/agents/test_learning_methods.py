@@ -573,9 +573,9 @@ def test_a_stage_chain_that_loops_is_refused_before_training(tmp_path):
 
 
 def test_the_finetune_recipe_resumes_with_a_folder_of_runs(tmp_path):
-    from agents.search.policy_sampling import save_keys_as_demo
     from agents.training.config import load_config
     from agents.training.train import train
+    from demos.simulate import save_keys_as_demo
     from sim_env.gaits import SHUFFLE, gait_keys
 
     recipes = REPO / "agents" / "recipes"

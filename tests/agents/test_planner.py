@@ -138,7 +138,7 @@ def test_search_from_a_given_run_refines_it(tmp_path, capsys):
     assert st.best_keys is not None and st.best_time_s <= 57.47 + 1e-9  # never worse than the run it was given
     # a run that does not finish is refused in one line
     unfinished = tmp_path / "short.npz"
-    from agents.search.policy_sampling import save_keys_as_demo
+    from demos.simulate import save_keys_as_demo
 
     save_keys_as_demo(np.zeros(30, dtype=np.int8), unfinished, {})
     assert main(["search", "--from-run", str(unfinished), "--updates", "1000", "--state", str(tmp_path / "t.npz")]) == 2

@@ -84,7 +84,7 @@ def test_diverge_on_a_file_that_is_not_a_trace(tmp_path: Path) -> None:
 
 
 def test_demo_files_are_ordinary_files_and_videos_need_no_system_ffmpeg(tmp_path: Path) -> None:
-    from agents.search.policy_sampling import save_keys_as_demo
+    from demos.simulate import save_keys_as_demo
 
     path = save_keys_as_demo(np.full(40, 9, dtype=np.int8), tmp_path / "run.npz", {"test": True})
     mode = stat.S_IMODE(path.stat().st_mode)

@@ -210,3 +210,16 @@ def test_browser_closed_mid_episode_keeps_everything(tmp_path: Path) -> None:
     d = load_demo(path)
     assert int((d.arrays["events"] != CLICK_EVENT).sum()) == seen
     assert d.arrays["episode_partial"][-1] == 1 and d.meta["incomplete"] is True
+
+
+def test_saved_runs_and_replays_give_split_times(tmp_path: Path) -> None:
+    from demos.simulate import save_keys_as_demo
+    from tests.clitools import qwop as qwop_cli
+    from tests.support import RECORDS
+
+    record = load_demo(RECORDS / "guided_seed0_41.10s.npz")
+    path = save_keys_as_demo(record.events[1:].astype(np.int8), tmp_path / "run.npz", {"note": "a copy"})
+    meta = load_demo(path).meta
+    assert len(meta["splits_s"]) == 10 and meta["splits_s"][-1] == pytest.approx(41.1, abs=0.01)
+    p = qwop_cli("replay", str(path))
+    assert p.returncode == 0 and "split times every 10 m: 6.83 (6.83), 11.07 (4.23)" in p.stdout, p.stdout

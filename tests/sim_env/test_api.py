@@ -194,3 +194,25 @@ def test_intro_screen_before_the_first_click() -> None:
     np.testing.assert_array_equal(out["state"][-1], sim.body_state())
     # The idle frames change the run: the same key after a click with no idle frames differs.
     assert not np.array_equal(sim_env.replay(np.array([9], dtype=np.int8))["state"][-1], sim.body_state())
+
+
+def test_split_times_every_ten_metres() -> None:
+    from demos.format import load_demo
+    from sim_env.traces import split_times
+    from tests.support import RECORDS
+
+    demo = load_demo(RECORDS / "guided_seed0_41.10s.npz")
+    run = sim_env.replay(demo.events[1:].astype(np.int8))
+    splits = split_times(run)
+    assert len(splits) == 10 and splits[-1] == float(run["score_time"][-1])  # the finish closes them
+    assert np.all(np.diff(splits) > 0)
+    first = int(np.argmax(run["score"] >= 10))
+    assert splits[0] == float(run["score_time"][first]) and run["score"][first - 1] < 10
+    # a run that stops short has the splits it reached, and a reset starts them again
+    short = sim_env.replay(demo.events[1 : first + 5].astype(np.int8))
+    assert split_times(short) == splits[:1]
+    keys = demo.events[1 : first + 5].astype(np.int8)
+    from sim_env.spec import RESET_EVENT_BASE
+
+    session = sim_env.replay_session(np.concatenate([keys, [RESET_EVENT_BASE], keys[:30]]).astype(np.int8))
+    assert split_times(session) == []

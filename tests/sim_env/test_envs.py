@@ -354,9 +354,9 @@ def test_a_dive_that_lands_short_of_100_m_is_a_fall_not_a_finish(tmp_path: Path)
     """The original counts a fall after the final jump as its landing, at the fall's x; these
     keys (the shipped agent's run, then random keys from 96 m) dive over the line and land at
     99.0 m. Every env, report and tool calls that a fall (finished_100m), not a finish."""
-    from agents.search.policy_sampling import save_keys_as_demo
     from demos.inspect import summary as demo_summary
     from demos.replay import outcome
+    from demos.simulate import save_keys_as_demo
     from sim_env.vec_env import QwopVecEnv
 
     keys = np.load(DIVE_SHORT)
