@@ -9,7 +9,8 @@ One search with the default settings of ``qwop search`` (or ``qwop search --guid
 core of this machine until the last mark; the figures are read from its history at each mark
 of CPU-minutes (all threads' CPU time, so other jobs on the machine do not change them), so
 the marks cost one search, not three. ``--from-state FILE`` reads a saved search instead
-(one saved before CPU time was kept per stage is read by wall-clock minutes x cores).
+(one saved before CPU time was kept per stage is read by wall-clock minutes x cores). ``CPU /
+wall`` says how many cores the search kept busy.
 """
 
 from __future__ import annotations
@@ -59,20 +60,23 @@ def main(argv: list[str] | None = None) -> int:
     by_cpu = len(st.cpu) == len(st.history)
     clock = st.cpu if by_cpu else [w * cores for w in st.wall]
     print(f"planner benchmark: {what}" + ("" if by_cpu else " (CPU time estimated as wall time x cores)"))
-    print("| CPU minutes | wall minutes | updates | best finish | farthest |")
-    print("| --- | --- | --- | --- | --- |")
+    # CPU / wall: how many cores the search kept busy (1.0 on a 2-core machine is half of it).
+    print("| CPU minutes | wall minutes | CPU / wall | updates | best finish | farthest |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for m in marks:
         upto = [i for i, c in enumerate(clock) if c <= m * 60]
         if not clock or clock[-1] < m * 60 * 0.99:
-            print(f"| {m:g} | - | - | not reached (the search ran {clock[-1] / 60 if clock else 0:.1f} CPU-min) | - |")
+            ran = clock[-1] / 60 if clock else 0.0
+            print(f"| {m:g} | - | - | - | not reached (the search ran {ran:.1f} CPU-min) | - |")
             continue
         if not upto:
-            print(f"| {m:g} | 0 | 0 | none | 0.0 m |")
+            print(f"| {m:g} | 0 | - | 0 | none | 0.0 m |")
             continue
         i = upto[-1]
         updates, best, farthest = st.history[i]
         shown = f"{best:.2f} s" if best != float("inf") else "none"
-        print(f"| {m:g} | {st.wall[i] / 60:.1f} | {updates:,} | {shown} | {farthest:.1f} m |")
+        ratio = f"{clock[i] / st.wall[i]:.2f}" if by_cpu and st.wall[i] > 0 else "-"
+        print(f"| {m:g} | {st.wall[i] / 60:.1f} | {ratio} | {updates:,} | {shown} | {farthest:.1f} m |")
     return 0
 
 

@@ -143,3 +143,16 @@ def test_search_from_a_given_run_refines_it(tmp_path, capsys):
     save_keys_as_demo(np.zeros(30, dtype=np.int8), unfinished, {})
     assert main(["search", "--from-run", str(unfinished), "--updates", "1000", "--state", str(tmp_path / "t.npz")]) == 2
     assert "does not finish 100 m" in capsys.readouterr().err
+
+
+def test_the_benchmark_reads_a_saved_search_with_its_cpu_over_wall(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agents.bench.search import main as bench
+
+    state = tmp_path / "s.npz"
+    st = _search(40_000, threads=2, state_path=state)
+    assert bench(["--from-state", str(state), "--minutes", str(st.cpu_seconds / 60 / 2)]) == 0
+    out = capsys.readouterr().out
+    row = out.strip().splitlines()[-1].split("|")
+    assert "CPU / wall" in out and float(row[3]) > 0  # how many cores the search kept busy
