@@ -52,5 +52,4 @@ def save_keys_as_demo(keys: np.ndarray, path: str | Path, meta: dict[str, Any]) 
     times per 10 m in the metadata (``splits_s``)."""
     events = np.concatenate([[CLICK_EVENT], keys]).astype(np.int8)
     arrays = simulated_demo_arrays(events)
-    run = {k: arrays[k] for k in ("score", "score_time", "game_ended", "jump_landed")}
-    return save_demo(path, arrays, {"source": "simulator", **meta, "splits_s": split_times(run)})
+    return save_demo(path, arrays, {"source": "simulator", **meta, "splits_s": split_times(arrays)})

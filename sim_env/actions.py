@@ -18,7 +18,8 @@ from sim_env import KEY_O, KEY_P, KEY_Q, KEY_W
 
 Q, W, O, P = KEY_Q, KEY_W, KEY_O, KEY_P  # noqa: E741  (the game's key names)
 MAX_MASK = Q | W | O | P  # 15: every key held
-KEYS_HELP = f"an int mask 0..{MAX_MASK} (Q={Q}, W={W}, O={O}, P={P})"
+KEY_BITS = f"(Q={Q}, W={W}, O={O}, P={P})"
+KEYS_HELP = f"an int mask 0..{MAX_MASK} {KEY_BITS}"
 
 
 def check_mask(keys: object) -> int:
@@ -26,7 +27,7 @@ def check_mask(keys: object) -> int:
     if isinstance(keys, bool) or not isinstance(keys, int | np.integer):
         raise ValueError(f"keys must be {KEYS_HELP}, got {type(keys).__name__}")
     if not 0 <= int(keys) <= MAX_MASK:
-        raise ValueError(f"key mask {int(keys)} is out of range: use 0..{MAX_MASK} (Q={Q}, W={W}, O={O}, P={P})")
+        raise ValueError(f"key mask {int(keys)} is out of range: use 0..{MAX_MASK} {KEY_BITS}")
     return int(keys)
 
 
@@ -36,11 +37,9 @@ def check_masks(keys: object, what: str = "keys", allow: tuple[int, ...] = (), e
     a = np.asarray(keys)
     if a.ndim != 1 or (a.size == 0 and not empty) or (a.size and not np.issubdtype(a.dtype, np.integer)):
         raise ValueError(f"{what} must be a 1-D sequence of key masks 0..{MAX_MASK}")
-    if a.dtype == np.bool_:
-        raise ValueError(f"{what} must be key masks 0..{MAX_MASK}, not booleans")
     bad = np.flatnonzero(((a < 0) | (a > MAX_MASK)) & ~np.isin(a, allow))
     if bad.size:
-        raise ValueError(f"{what}[{bad[0]}] = {a[bad[0]]} is out of range 0..{MAX_MASK} (Q={Q}, W={W}, O={O}, P={P})")
+        raise ValueError(f"{what}[{bad[0]}] = {a[bad[0]]} is out of range 0..{MAX_MASK} {KEY_BITS}")
     return a.astype(np.int8)
 
 

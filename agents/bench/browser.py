@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from browser_env.drivers import BACKENDS
 from browser_env.errors import GameFolderError
 from browser_env.game import BrowserGame
 from browser_env.server import find_game_files
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--game", help="game folder (default: the default game folder if it holds the game, else the stand-in)"
     )
-    ap.add_argument("--backend", default="playwright", choices=["playwright", "selenium"])
+    ap.add_argument("--backend", default="playwright", choices=BACKENDS)
     ap.add_argument("--quick", action="store_true", help="a short smoke run")
     ap.add_argument(
         "--original-engine",

@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from browser_env.drivers import BACKENDS
 from sim_env.errors import UserInputError
 
 GAME_DEFAULT = "$QWOP_GAME, else ~/.local/share/qwop/game"
 GAME_HELP = (
     f"folder with your copy of the original: QWOP.min.js, assetbundle.parcel, howler.js (default: {GAME_DEFAULT})"
 )
-BACKENDS = ["playwright", "selenium"]
 BEST_RUN = "best_run.npz"  # in a search's run folder unless --out says otherwise
 
 
