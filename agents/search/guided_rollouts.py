@@ -3,11 +3,13 @@
 The planner asks, for each game of its beam and each action, how far the runner gets when
 that action is taken for one decision and the trained policy then acts greedily for
 ``lookahead`` more decisions (a rollout: the classic one-step policy improvement, here inside
-a beam). ``GuidePolicy`` is the model's network as plain float64 numpy arrays, evaluated with
-``np.einsum``, whose result for a row does not depend on the other rows of the batch: the
-same search gives the same run on any number of threads or Ray workers (BLAS matrix products
-may round differently for different batch shapes, and a near tie between two actions would
-then go either way).
+a beam). ``GuidePolicy`` is the model's network as plain float64 arrays, evaluated in C++
+(``sim_env.GuidePolicy``, ``sim_env/cpp/guide_policy.h``) row by row, so its choice for a
+state does not depend on the other rows, the threads or the machine: the same search gives
+the same run on any number of threads or Ray workers (BLAS matrix products may round
+differently for different batch shapes, and a near tie between two actions would then go
+either way). The rollouts themselves run in C++ too (``GameSet.rollouts``), on every core,
+with no Python between decisions.
 """
 
 from __future__ import annotations
@@ -21,13 +23,9 @@ import numpy as np
 import sim_env
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
-from sim_env.observation import observe
-from sim_env.spec import UNITS_PER_METRE
-
-TORSO = sim_env.PART_NAMES.index("torso")
 
 # How a rollout ended (rollout_end)
-RUNNING, FINISHED, FELL = 0, 1, 2
+RUNNING, FINISHED, FELL = sim_env.ROLLOUT_RUNNING, sim_env.ROLLOUT_FINISHED, sim_env.ROLLOUT_FELL
 
 
 @dataclass
@@ -41,22 +39,29 @@ class GuidePolicy:
     frame_skip: int
     action_set: str
 
+    @property
+    def native(self) -> sim_env.GuidePolicy:
+        """The network in C++, built once (not pickled: a Ray worker builds its own)."""
+        if self.__dict__.get("_native") is None:
+            self.__dict__["_native"] = sim_env.GuidePolicy(
+                [(w, b, act) for w, b, act in self.layers],
+                self.n_actions,
+                self.head_weights,
+                self.masks,
+                self.frame_skip,
+            )
+        return self.__dict__["_native"]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_native"}
+
     def values(self, obs: np.ndarray) -> np.ndarray:
-        h = np.asarray(obs, dtype=np.float64)
-        for w, b, act in self.layers:
-            h = np.einsum("ij,jk->ik", h, w) + b
-            if act == "relu":
-                h = np.maximum(h, 0.0)
-            elif act == "tanh":
-                h = np.tanh(h)
-        h = h.reshape(len(h), len(self.head_weights), self.n_actions)
-        return np.einsum("ihk,h->ik", h, self.head_weights)
+        """Action values (n, n_actions) of observations (n, OBS_SIZE)."""
+        return self.native.values(np.asarray(obs, dtype=np.float32))
 
     def act(self, states: np.ndarray) -> np.ndarray:
         """Greedy action index per body state (n, 12, 6)."""
-        if len(states) == 0:
-            return np.zeros(0, dtype=np.int64)
-        return self.act_obs(observe(states))
+        return self.native.act(np.asarray(states, dtype=np.float64).reshape(-1, 12, 6))
 
     def act_obs(self, obs: np.ndarray) -> np.ndarray:
         """Greedy action index per observation (n, OBS_SIZE)."""
@@ -166,51 +171,8 @@ def policy_rollouts(
     ``deadline`` (``time.monotonic()``): stop the rollouts there, all rows at the same depth
     (``rollout_depth``: the decisions they got), for a controller that must answer in time.
     """
-    first = games.expand(parent, keys, threads=threads, keep=True)
-    child = first.pop("games")
-    n = len(parent)
-    fs = policy.frame_skip
-    masks = policy.masks
-    total = int(first["updates"].sum())
-    end = np.where(finished_100m(first), FINISHED, np.where(first["ended"], FELL, RUNNING)).astype(np.int8)
-    x = first["state"][:, TORSO, 0] / UNITS_PER_METRE
-    t = first["score_time"].copy()
-    rkeys = np.zeros((n, lookahead * fs), dtype=np.int8)
-    rlen = np.zeros(n, dtype=np.int32)
-    live = np.flatnonzero(end == RUNNING)
-    g = child.select(live.astype(np.int32))
-    state = first["state"][live]
-    depth = 0
-    for _ in range(lookahead):
-        if len(live) == 0 or (deadline is not None and time.monotonic() > deadline):
-            break
-        depth += 1
-        k = np.repeat(masks[policy.act(state)][:, None], fs, axis=1)
-        o = g.expand(np.arange(len(live), dtype=np.int32), k, threads=threads, keep=True)
-        total += int(o["updates"].sum())
-        for j, c in enumerate(live):
-            u = int(o["updates"][j])
-            rkeys[c, rlen[c] : rlen[c] + u] = k[j, :u]
-            rlen[c] += u
-        x[live] = o["state"][:, TORSO, 0] / UNITS_PER_METRE
-        t[live] = o["score_time"]
-        fin = finished_100m(o)
-        end[live[fin]] = FINISHED
-        end[live[o["ended"] & ~fin]] = FELL
-        still = np.flatnonzero(~o["ended"])
-        live = live[still]
-        state = o["state"][still]
-        g = o["games"].select(still.astype(np.int32))
-    return {
-        **first,
-        "rollout_end": end,
-        "rollout_x": x,
-        "rollout_time": t,
-        "rollout_keys": rkeys,
-        "rollout_len": rlen,
-        "rollout_depth": depth,
-        "total_updates": total,
-    }
+    seconds = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+    return games.rollouts(parent, keys, policy.native, lookahead, threads=threads, seconds=seconds)
 
 
 __all__ = [

@@ -134,6 +134,7 @@ void bind_sim(py::module_& m);
 void bind_batch(py::module_& m);
 void bind_env(py::module_& m);
 void bind_game_set(py::module_& m);
+void bind_guide(py::module_& m);
 void bind_features(py::module_& m);
 void bind_testing(py::module_& m);
 

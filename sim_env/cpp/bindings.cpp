@@ -26,6 +26,7 @@ PYBIND11_MODULE(_core, m) {
   bind_batch(m);
   bind_env(m);
   bind_game_set(m);
+  bind_guide(m);
   bind_testing(m);
   m.def("sincos", [](Doubles x, const std::string& variant, bool lanes) {
           const qwop::trig::Variant v = parse_sincos(variant);

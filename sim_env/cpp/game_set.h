@@ -19,6 +19,9 @@ struct RunSummary {
   uint8_t ended, fallen, landed;
 };
 
+// Where `game` is after `updates` updates of a run: its body state, score and flags.
+void summarise(const Game& game, int updates, RunSummary& s);
+
 class GameSet {
  public:
   GameSet() = default;

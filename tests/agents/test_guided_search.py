@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import sim_env
-from agents.search.guided_rollouts import guide_from_model, policy_rollouts
+from agents.search.guided_rollouts import game_after, guide_from_model, policy_rollouts
 from agents.search.planner import LocalExpander, run_search
 from agents.search.state import PlannerConfig, load_state, new_state
 from agents.training.model_files import load_model
@@ -65,6 +65,107 @@ def test_rollouts_follow_the_guide() -> None:
                 assert guide.masks[guide.act(sim.body_state()[None])[0]] == run[d]
             sim.advance(run[d : d + guide.frame_skip])
         assert sim.body_state()[0, 0] / UNITS_PER_METRE == out["rollout_x"][c]
+
+
+def _reference_rollouts(games, parent, keys, guide, lookahead: int) -> dict:
+    """The rollouts decision by decision from GameSet.expand and the guide's choice in Python:
+    what the C++ rollouts must equal."""
+    first = games.expand(parent, keys, keep=True)
+    child = first.pop("games")
+    n, fs = len(parent), guide.frame_skip
+    fin = sim_env.finished_100m(first["ended"], first["landed"], first["score"])
+    end = np.where(fin, sim_env.ROLLOUT_FINISHED, np.where(first["ended"], sim_env.ROLLOUT_FELL, 0))
+    x = first["state"][:, 0, 0] / UNITS_PER_METRE
+    t = first["score_time"].copy()
+    rkeys = np.zeros((n, lookahead * fs), dtype=np.int8)
+    rlen = np.zeros(n, dtype=np.int32)
+    total = int(first["updates"].sum())
+    for c in np.flatnonzero(end == sim_env.ROLLOUT_RUNNING):
+        g = child.select(np.array([c], dtype=np.int32))
+        state = first["state"][c]
+        for _ in range(lookahead):
+            k = np.repeat(guide.masks[guide.act(state[None])], fs)[None]
+            o = g.expand(np.zeros(1, dtype=np.int32), k, keep=True)
+            u = int(o["updates"][0])
+            rkeys[c, rlen[c] : rlen[c] + u] = k[0, :u]
+            rlen[c] += u
+            total += u
+            x[c], t[c], state, g = o["state"][0, 0, 0] / UNITS_PER_METRE, o["score_time"][0], o["state"][0], o["games"]
+            if o["ended"][0]:
+                done = sim_env.finished_100m(o["ended"], o["landed"], o["score"])[0]
+                end[c] = sim_env.ROLLOUT_FINISHED if done else sim_env.ROLLOUT_FELL
+                break
+    return {
+        **first,
+        "rollout_end": end,
+        "rollout_x": x,
+        "rollout_time": t,
+        "rollout_keys": rkeys,
+        "rollout_len": rlen,
+        "total_updates": total,
+    }
+
+
+@pytest.mark.parametrize("at_end", [False, True])
+def test_rollouts_in_cpp_equal_the_guide_decision_by_decision_on_any_thread_count(at_end: bool) -> None:
+    """The C++ rollouts are the guide's greedy play, row by row: equal to a Python reference
+    built from GameSet.expand and the guide's choice, on 1, 2 and 3 threads; near the line
+    (at_end) rows finish or fall within the lookahead."""
+    guide = guide_from_model(str(PDDQN))
+    record = _record_keys()
+    prefix = record[: len(record) - 30] if at_end else record[:400]
+    beam = game_after(prefix).select(np.zeros(5, dtype=np.int32))
+    beam = beam.expand(np.arange(5, dtype=np.int32), np.arange(5, dtype=np.int8)[:, None] * 3, keep=True)["games"]
+    parent = np.repeat(np.arange(5, dtype=np.int32), len(guide.masks))
+    keys = np.repeat(np.tile(guide.masks, 5)[:, None], guide.frame_skip, axis=1)
+    want = _reference_rollouts(beam, parent, keys, guide, lookahead=12)
+    if at_end:
+        assert (want["rollout_end"] == sim_env.ROLLOUT_FINISHED).any()
+    else:
+        assert want["rollout_len"].max() == 12 * guide.frame_skip
+    for threads in (1, 2, 3):
+        got = policy_rollouts(beam, parent, keys, guide, lookahead=12, threads=threads)
+        assert got["rollout_depth"] == -(-want["rollout_len"].max() // guide.frame_skip)  # the deepest row's decisions
+        for k, v in want.items():
+            assert np.array_equal(np.asarray(got[k]), np.asarray(v)), (threads, k)
+    stopped = policy_rollouts(beam, parent, keys, guide, lookahead=12, deadline=0.0)
+    assert stopped["rollout_depth"] == 0 and not stopped["rollout_len"].any()
+    assert np.array_equal(stopped["state"], want["state"])
+
+
+def _record_keys() -> np.ndarray:
+    keys = np.load(REPO / "agents" / "records" / "guided_seed0_39.77s.npz")["keys"]
+    return keys[keys >= 0].astype(np.int8)
+
+
+def test_guide_values_are_the_network_in_float64_and_survive_pickling() -> None:
+    import pickle
+
+    guide = guide_from_model(str(PDDQN))
+    obs = observe(_states(20, seed=4))
+    h = obs.astype(np.float64)
+    for w, b, act in guide.layers:
+        h = h @ w + b
+        h = np.maximum(h, 0.0) if act == "relu" else h
+    v = guide.values(obs)
+    assert np.allclose(v, h.reshape(len(h), -1, guide.n_actions).sum(axis=1), rtol=1e-12, atol=1e-12)
+    copy = pickle.loads(pickle.dumps(guide))  # as Ray ships it: the C++ network is rebuilt
+    assert np.array_equal(copy.values(obs), v)
+
+
+def test_guide_policy_refuses_a_network_that_does_not_fit() -> None:
+    w, b = np.zeros((83, 4)), np.zeros(4)
+    masks = np.arange(4, dtype=np.int8)
+    with pytest.raises(ValueError, match="chain"):
+        sim_env.GuidePolicy([(np.zeros((10, 4)), b, "none")], 4, np.ones(1), masks, 4)
+    with pytest.raises(ValueError, match="heads x actions"):
+        sim_env.GuidePolicy([(w, b, "none")], 3, np.ones(1), masks[:3], 4)
+    with pytest.raises(ValueError, match="activation"):
+        sim_env.GuidePolicy([(w, b, "gelu")], 4, np.ones(1), masks, 4)
+    with pytest.raises(ValueError, match=r"0\.\.15|out of range"):
+        sim_env.GuidePolicy([(w, b, "none")], 4, np.ones(1), np.array([0, 1, 2, 16]), 4)
+    with pytest.raises(ValueError, match="frame_skip"):
+        sim_env.GuidePolicy([(w, b, "none")], 4, np.ones(1), masks, 0)
 
 
 def _guided(budget: int, threads: int = 2, cfg: PlannerConfig = GUIDED, state_path: Path | None = None):

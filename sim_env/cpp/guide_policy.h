@@ -1,0 +1,50 @@
+// A trained policy's greedy choice, evaluated in C++: the guide of the planner's rollouts
+// (policy_rollouts.h). The network is a multilayer perceptron in IEEE double whose output
+// for one body state does not depend on any other row, thread or batch, so a search gives
+// the same run on any number of threads or machines.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "env_features.h"
+
+namespace qwop {
+
+enum class Activation : int32_t { kNone = 0, kRelu = 1, kTanh = 2 };
+
+struct DenseLayer {
+  int32_t in, out;
+  std::vector<double> weight;  // (in, out), row-major: weight[j * out + k] links input j to output k
+  std::vector<double> bias;    // (out,)
+  Activation activation;
+};
+
+class GuidePolicy {
+ public:
+  // `layers` end in (heads * n_actions) outputs; an action's value is the sum over heads of
+  // head_weights[h] * output[h * n_actions + a]. masks[a]: the key mask of action a.
+  GuidePolicy(std::vector<DenseLayer> layers, int32_t n_actions, std::vector<double> head_weights,
+              std::vector<int8_t> masks, int32_t frame_skip);
+
+  int32_t n_actions() const { return nActions_; }
+  int32_t frame_skip() const { return frameSkip_; }
+  int8_t mask(int32_t action) const { return masks_[action]; }
+  // Doubles of scratch that values() and act() need.
+  size_t scratch_size() const { return 2 * static_cast<size_t>(widest_) + static_cast<size_t>(nActions_); }
+
+  // The action values of one observation (kObsSize floats) into values[n_actions].
+  void values(const float* obs, double* values, double* scratch) const;
+  // The greedy action (the first of equal values, as numpy's argmax) of a body state (12 x 6).
+  int32_t act(const double* state, double* scratch) const;
+
+ private:
+  std::vector<DenseLayer> layers_;
+  int32_t nActions_;
+  std::vector<double> headWeights_;
+  std::vector<int8_t> masks_;
+  int32_t frameSkip_;
+  int32_t widest_;
+};
+
+}  // namespace qwop

@@ -1,0 +1,117 @@
+// Policy rollouts. See policy_rollouts.h.
+#include "policy_rollouts.h"
+
+#include <chrono>
+#include <vector>
+
+#include "parallel_lanes.h"
+
+namespace qwop {
+
+namespace {
+
+// A thread's step scratch and the policy's.
+struct RolloutScratch : LaneScratch {
+  std::vector<double> policy;
+};
+
+// Rows a thread takes at a time: one group of lanes, so that a stage's few dozen rows spread
+// over the threads evenly.
+constexpr size_t kRolloutChunk = kLanes;
+
+// The torso's x in metres, from the body state's x (its position, as sim_env reads it).
+double torso_x_m(const Game& g) { return g.part(kTorso).xf.position.x / kUnitsPerMetre; }
+
+}  // namespace
+
+RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const int8_t* keys, size_t n, int horizon,
+                              const GuidePolicy& policy, int lookahead, int threads, double seconds,
+                              RolloutSummary* out, int8_t* rollout_keys) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const bool lockstep = lockstep_available();
+  const int fs = policy.frame_skip();
+  const size_t stride = static_cast<size_t>(lookahead) * fs;
+  std::vector<Game> child(n);
+  std::vector<int32_t> ran(n, 0);
+
+  // The first decision of every row.
+  parallel_chunks<LaneScratch>(n, threads, kChunk, [&](size_t begin, size_t end, LaneScratch& scratch) {
+    for (size_t c = begin; c < end;) {
+      const int lanes = lockstep && end - c >= kLanes ? kLanes : 1;
+      Game* g[kLanes];
+      const int8_t* k[kLanes];
+      int t[kLanes];
+      for (int l = 0; l < lanes; ++l) {
+        g[l] = &child[c + l];
+        *g[l] = games.at(parent[c + l]);
+        k[l] = keys + (c + l) * static_cast<size_t>(horizon);
+      }
+      run_lanes(g, k, lanes, horizon, scratch.s, t);
+      for (int l = 0; l < lanes; ++l) ran[c + l] = t[l];
+      c += static_cast<size_t>(lanes);
+    }
+  });
+  RolloutTotals totals;
+  std::vector<size_t> live;
+  for (size_t c = 0; c < n; ++c) {
+    summarise(child[c], ran[c], out[c].first);
+    totals.updates += ran[c];
+    const Game& g = child[c];
+    out[c].end = g.finished() ? kFinished : g.flags.gameEnded ? kFell : kRunning;
+    out[c].x = torso_x_m(g);
+    out[c].time = g.scoreTime;
+    out[c].length = 0;
+    if (out[c].end == kRunning) live.push_back(c);
+  }
+
+  // Then the policy's decisions, one depth at a time across the live rows.
+  std::vector<int32_t> used(n, 0);
+  for (int d = 0; d < lookahead && !live.empty(); ++d) {
+    if (seconds >= 0.0 && Clock::now() > deadline) break;
+    ++totals.depth;
+    const size_t m = live.size();
+    parallel_chunks<RolloutScratch>(m, threads, kRolloutChunk, [&](size_t begin, size_t end, RolloutScratch& scratch) {
+      if (scratch.policy.empty()) scratch.policy.resize(policy.scratch_size());
+      double state[kNumParts * kStateColumns];
+      for (size_t i = begin; i < end;) {
+        const int lanes = lockstep && end - i >= kLanes ? kLanes : 1;
+        Game* g[kLanes];
+        const int8_t* k[kLanes];
+        int t[kLanes];
+        for (int l = 0; l < lanes; ++l) {
+          const size_t c = live[i + l];
+          g[l] = &child[c];
+          g[l]->body_state(state);
+          const int8_t mask = policy.mask(policy.act(state, scratch.policy.data()));
+          int8_t* row = rollout_keys + c * stride + static_cast<size_t>(out[c].length);
+          for (int u = 0; u < fs; ++u) row[u] = mask;
+          k[l] = row;
+        }
+        run_lanes(g, k, lanes, fs, scratch.s, t);
+        for (int l = 0; l < lanes; ++l) used[live[i + l]] = t[l];
+        i += static_cast<size_t>(lanes);
+      }
+    });
+    size_t kept = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const size_t c = live[i];
+      const Game& g = child[c];
+      totals.updates += used[c];
+      // keys past the game's end were written but not run: clear them
+      for (int u = used[c]; u < fs; ++u) rollout_keys[c * stride + static_cast<size_t>(out[c].length) + u] = 0;
+      out[c].length += used[c];
+      out[c].x = torso_x_m(g);
+      out[c].time = g.scoreTime;
+      if (g.flags.gameEnded) {
+        out[c].end = g.finished() ? kFinished : kFell;
+      } else {
+        live[kept++] = c;
+      }
+    }
+    live.resize(kept);
+  }
+  return totals;
+}
+
+}  // namespace qwop
