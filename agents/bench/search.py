@@ -4,6 +4,7 @@
     python -m agents.bench.search --guide           # the guided search (the shipped model as its guide)
     python -m agents.bench.search --minutes 1 10    # other marks
     python -m agents.bench.search --quick           # a short smoke run (CI)
+    python -m agents.bench.search --guide --set lookahead=25 beam=16   # other planner settings
 
 One search with the default settings of ``qwop search`` (or ``qwop search --guide``) on every
 core of this machine until the last mark; the figures are read from its history at each mark
@@ -21,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from agents.search.planner import GUIDED_BEAM, LocalExpander, run_search
-from agents.search.state import PlannerConfig, load_state, new_state
+from agents.search.state import PlannerConfig, load_state, new_state, with_settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
         "--from-state", help="read the marks from a saved search (qwop search --state) instead of searching"
     )
     ap.add_argument("--state", help="keep the search's state in this file (default: a temporary one)")
+    ap.add_argument(
+        "--set", nargs="+", default=[], metavar="NAME=VALUE", help="planner settings (PlannerConfig fields)"
+    )
     args = ap.parse_args(argv)
     marks = [0.2] if args.quick else sorted(args.minutes)
     if args.state and Path(args.state).exists():
@@ -48,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
             from agents.shipped import PRETRAINED
 
             cfg = PlannerConfig(seed=args.seed, guide=args.guide or str(PRETRAINED), beam=GUIDED_BEAM)
+        try:
+            cfg = with_settings(cfg, args.set)
+        except ValueError as exc:
+            ap.error(str(exc))
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(args.state) if args.state else Path(tmp) / "state.npz"
             st = new_state(cfg)
@@ -56,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                 left = (marks[-1] * 60 - st.cpu_seconds) / cores / 60
                 st = run_search(st, LocalExpander(cores), None, minutes=max(left, 0.05), state_path=path)
         what = f"{'guided by ' + Path(cfg.guide).name if cfg.guide else 'default settings'}, seed {args.seed}"
+        what += "".join(f", {s}" for s in args.set)
         what += f", {cores} threads"
     by_cpu = len(st.cpu) == len(st.history)
     clock = st.cpu if by_cpu else [w * cores for w in st.wall]

@@ -294,7 +294,7 @@ class GuidedSearch(Planner):
                 first = keys[c, : out["updates"][c]]
                 rest = out["rollout_keys"][c, : out["rollout_len"][c]]
                 self._new_best(np.concatenate([st.keys[parent[c]], first, rest]), t)
-        score = rollout_rank(out)
+        score = rollout_rank(out, cfg.rollout_speed_weight)
         x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
         keep_mask = ~out["ended"] & ~self._too_slow(out, x)
         if not keep_mask.any():

@@ -59,6 +59,8 @@ class PlannerConfig:
     guide: str = ""  # a trained model (.zip): the guided search (module docstring); "" = unguided
     guide_sha256: str = ""  # the model file's hash, checked when a guided search resumes
     lookahead: int = 15  # guided: decisions of the policy's rollout after each tried action
+    # guided: a rollout still running is ranked by its distance plus this x its torso speed (m/s)
+    rollout_speed_weight: float = 0.0
     # guided: random-key updates (0..N) before a new line from the start, so lines differ; the
     # first line has none (the same range as qwop eval's start noise)
     start_noise: int = 15
@@ -74,6 +76,29 @@ class PlannerConfig:
         if self.start_noise < 0:
             raise UserInputError(f"start_noise must be at least 0, got {self.start_noise}")
         action_masks(self.action_set)
+
+
+def with_settings(config: PlannerConfig, settings: list[str]) -> PlannerConfig:
+    """``config`` with ``NAME=VALUE`` settings (PlannerConfig fields, values of the field's
+    type), checked; a ValueError names what is wrong."""
+    import dataclasses
+
+    types = {f.name: type(f.default) for f in dataclasses.fields(PlannerConfig)}
+    changes: dict[str, Any] = {}
+    for item in settings:
+        name, sep, value = item.partition("=")
+        if not sep or name not in types:
+            raise ValueError(f"{item!r}: settings are NAME=VALUE with NAME one of {', '.join(sorted(types))}")
+        try:
+            changes[name] = types[name](value)
+        except ValueError:
+            raise ValueError(f"{item!r}: {name} takes a {types[name].__name__}") from None
+    out = dataclasses.replace(config, **changes)
+    try:
+        out.check()
+    except UserInputError as exc:
+        raise ValueError(str(exc)) from None
+    return out
 
 
 @dataclass

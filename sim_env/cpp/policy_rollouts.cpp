@@ -62,6 +62,7 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
     out[c].x = torso_x_m(g);
     out[c].time = g.scoreTime;
     out[c].length = 0;
+    g.body_state(out[c].state);
     if (out[c].end == kRunning) live.push_back(c);
   }
 
@@ -103,6 +104,7 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
       out[c].length += used[c];
       out[c].x = torso_x_m(g);
       out[c].time = g.scoreTime;
+      g.body_state(out[c].state);
       if (g.flags.gameEnded) {
         out[c].end = g.finished() ? kFinished : kFell;
       } else {

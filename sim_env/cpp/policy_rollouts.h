@@ -20,6 +20,7 @@ struct RolloutSummary {
   RunSummary first;  // after the first decision's keys
   int8_t end;        // RolloutEnd where the rollout stopped
   double x;          // torso x in metres where it stopped
+  double state[kNumParts * kStateColumns];  // body state where it stopped
   double time;       // the finish time if it finished, else the game time where it stopped
   int32_t length;    // updates the policy ran after the first decision
 };

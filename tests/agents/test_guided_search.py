@@ -77,6 +77,7 @@ def _reference_rollouts(games, parent, keys, guide, lookahead: int) -> dict:
     end = np.where(fin, sim_env.ROLLOUT_FINISHED, np.where(first["ended"], sim_env.ROLLOUT_FELL, 0))
     x = first["state"][:, 0, 0] / UNITS_PER_METRE
     t = first["score_time"].copy()
+    rs = first["state"].copy()
     rkeys = np.zeros((n, lookahead * fs), dtype=np.int8)
     rlen = np.zeros(n, dtype=np.int32)
     total = int(first["updates"].sum())
@@ -91,6 +92,7 @@ def _reference_rollouts(games, parent, keys, guide, lookahead: int) -> dict:
             rlen[c] += u
             total += u
             x[c], t[c], state, g = o["state"][0, 0, 0] / UNITS_PER_METRE, o["score_time"][0], o["state"][0], o["games"]
+            rs[c] = state
             if o["ended"][0]:
                 done = sim_env.finished_100m(o["ended"], o["landed"], o["score"])[0]
                 end[c] = sim_env.ROLLOUT_FINISHED if done else sim_env.ROLLOUT_FELL
@@ -100,6 +102,7 @@ def _reference_rollouts(games, parent, keys, guide, lookahead: int) -> dict:
         "rollout_end": end,
         "rollout_x": x,
         "rollout_time": t,
+        "rollout_state": rs,
         "rollout_keys": rkeys,
         "rollout_len": rlen,
         "total_updates": total,
