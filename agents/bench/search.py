@@ -63,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             while st.cpu_seconds < marks[-1] * 60:
                 left = (marks[-1] * 60 - st.cpu_seconds) / cores / 60
                 st = run_search(st, LocalExpander(cores), None, minutes=max(left, 0.05), state_path=path)
+                if st.stopped_by:  # Ctrl-C or SIGTERM: report what was reached
+                    print(f"stopped by {st.stopped_by} after {st.cpu_seconds / 60:.1f} CPU-minutes")
+                    break
         what = f"{'guided by ' + Path(cfg.guide).name if cfg.guide else 'default settings'}, seed {args.seed}"
         what += "".join(f", {s}" for s in args.set)
         what += f", {cores} threads"

@@ -39,6 +39,7 @@ import numpy as np
 import sim_env
 from agents.interrupts import StopRequest
 from agents.search.guided_rollouts import (
+    FELL_RANK,
     FINISHED,
     GuidePolicy,
     finished_100m,
@@ -58,6 +59,7 @@ from agents.search.state import (
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
 from sim_env.spec import UNITS_PER_METRE
+from sim_env.traces import SPLIT_M
 
 # Seconds between saves of a running search's state. A guided stage takes milliseconds and a
 # saved state grows with the history, so saving after every stage cost more than searching;
@@ -137,6 +139,14 @@ def _select(score: np.ndarray, cells: np.ndarray, k: int, per_cell: int) -> np.n
     return np.concatenate([first, rest[: k - len(first)]])
 
 
+def split_updates(x: np.ndarray) -> np.ndarray:
+    """The updates at which a run's 10 m stretches begin and the last ends: 0, then the first
+    update whose torso x (m) reached 10, 20, ... 90 m (as far as the run got), then len(x)."""
+    marks = np.arange(SPLIT_M, 100, SPLIT_M)
+    reached = marks[marks <= x.max()] if len(x) else marks[:0]
+    return np.concatenate([[0], np.searchsorted(np.maximum.accumulate(x), reached, side="left"), [len(x)]])
+
+
 class Planner:
     """What both searches share: the beam's games, restarts, the best run, pace pruning and
     the bookkeeping of a stage. A subclass grows the beam (:meth:`step`)."""
@@ -181,12 +191,30 @@ class Planner:
         random update, to look for a faster way on from there."""
         st = self.state
         if st.best_keys is not None and self.rng.random() < self.cfg.refine:
-            prefix = st.best_keys[: int(self.rng.integers(0, max(1, len(st.best_keys) - self.cfg.horizon)))]
+            prefix = st.best_keys[: self._refine_point(max(1, len(st.best_keys) - self.cfg.horizon))]
+            if self.cfg.refine_noise:  # a few random keys, so that lines from one point differ
+                n = int(self.rng.integers(1, self.cfg.refine_noise + 1))
+                prefix = np.concatenate([prefix, action_masks("full")[self.rng.integers(0, 16, n)].astype(np.int8)])
         else:
             prefix = self._fresh_prefix()
         self.games = game_after(prefix, self.cfg.sincos)
         st.keys = [prefix]
         st.stage = 0
+
+    def _refine_point(self, end: int) -> int:
+        """Where on the best run a refining line starts, an update before ``end``: anywhere
+        alike (``refine_at = "uniform"``), or (``"splits"``) in a 10 m stretch chosen by the
+        time the run lost there against its own fastest stretch, as a speedrunner reads splits."""
+        if self.cfg.refine_at == "splits" and self.state.best_x is not None:
+            bounds = split_updates(self.state.best_x)
+            if len(bounds) > 2:
+                lengths = np.diff(bounds).astype(np.float64)
+                lost = lengths - lengths.min() + 1.0  # every stretch keeps a small chance
+                k = int(self.rng.choice(len(lengths), p=lost / lost.sum()))
+                lo, hi = int(bounds[k]), int(min(bounds[k + 1], end))
+                if hi > lo:
+                    return int(self.rng.integers(lo, hi))
+        return int(self.rng.integers(0, end))
 
     def _new_best(self, keys: np.ndarray, time_s: float) -> None:
         st = self.state
@@ -266,6 +294,9 @@ class GuidedSearch(Planner):
 
     def __init__(self, state: SearchState, expander: Expander) -> None:
         self.policy = load_guide(state.config)
+        # (body states, best action) of every kept game whose tries did not all fall, per stage,
+        # when a list: what the search chose, for a guide to learn from (agents/search/guide_tuning.py)
+        self.labels: list[tuple[np.ndarray, np.ndarray]] | None = None
         super().__init__(state, expander)
 
     def _masks(self) -> np.ndarray:
@@ -294,7 +325,11 @@ class GuidedSearch(Planner):
                 first = keys[c, : out["updates"][c]]
                 rest = out["rollout_keys"][c, : out["rollout_len"][c]]
                 self._new_best(np.concatenate([st.keys[parent[c]], first, rest]), t)
-        score = rollout_rank(out, cfg.rollout_speed_weight)
+        score = rollout_rank(out, cfg.rollout_speed_weight, cfg.rollout_value_weight)
+        if self.labels is not None:
+            by_game = score.reshape(len(self.games), n_actions)
+            some = by_game.max(axis=1) > FELL_RANK / 2  # a fall ranks near FELL_RANK
+            self.labels.append((self.games.body_states()[some], np.argmax(by_game[some], axis=1)))
         x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
         keep_mask = ~out["ended"] & ~self._too_slow(out, x)
         if not keep_mask.any():

@@ -53,6 +53,12 @@ class PlannerConfig:
     cell_m: float = 0.5  # cell size along the track (m)
     time_limit: float = 100.0  # game seconds before a line of search is given up
     refine: float = 0.75  # after a finish, share of restarts that resume the best run from a random point
+    # where on the best run those restarts start: "uniform" (any update alike) or "splits" (10 m
+    # stretches chosen by the time lost there against the run's own fastest stretch)
+    refine_at: str = "uniform"
+    # random-key updates (1..N) after the point a refining line starts from: a guided line is
+    # deterministic from its start, so without them every line from one point is the same
+    refine_noise: int = 0
     pace_margin_m: float = 3.0  # once a run finished, drop games this far behind it at the same update
     seed: int = 0
     sincos: str = "fma"
@@ -61,6 +67,9 @@ class PlannerConfig:
     lookahead: int = 15  # guided: decisions of the policy's rollout after each tried action
     # guided: a rollout still running is ranked by its distance plus this x its torso speed (m/s)
     rollout_speed_weight: float = 0.0
+    # guided: ... plus this x the guide's value where it stopped (its Q of its best action: what
+    # it expects to gain beyond the rollout's horizon, in reward units, about metres)
+    rollout_value_weight: float = 0.0
     # guided: random-key updates (0..N) before a new line from the start, so lines differ; the
     # first line has none (the same range as qwop eval's start noise)
     start_noise: int = 15
@@ -73,6 +82,10 @@ class PlannerConfig:
             raise UserInputError(f"max_hold ({self.max_hold}) must be at least min_hold ({self.min_hold})")
         if not self.time_limit > 0 or not self.cell_m > 0:
             raise UserInputError("time_limit and cell_m must be positive")
+        if self.refine_at not in ("uniform", "splits"):
+            raise UserInputError(f"refine_at must be 'uniform' or 'splits', got {self.refine_at!r}")
+        if self.refine_noise < 0:
+            raise UserInputError(f"refine_noise must be at least 0, got {self.refine_noise}")
         if self.start_noise < 0:
             raise UserInputError(f"start_noise must be at least 0, got {self.start_noise}")
         action_masks(self.action_set)
@@ -92,7 +105,8 @@ def with_settings(config: PlannerConfig, settings: list[str]) -> PlannerConfig:
         try:
             changes[name] = types[name](value)
         except ValueError:
-            raise ValueError(f"{item!r}: {name} takes a {types[name].__name__}") from None
+            kind = {int: "a whole number", float: "a number"}.get(types[name], "text")
+            raise ValueError(f"{item!r}: {name} takes {kind}") from None
     out = dataclasses.replace(config, **changes)
     try:
         out.check()

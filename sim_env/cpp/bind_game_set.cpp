@@ -70,6 +70,11 @@ void bind_game_set(py::module_& m) {
              qwop::restore_snapshot(*g, snap.cast<std::string>());
              s.push_back(*g);
            }, py::arg("snapshot"), "Append a game from a snapshot.")
+      .def("body_states", [](const qwop::GameSet& s) {
+             py::array_t<double> out({static_cast<py::ssize_t>(s.size()), py::ssize_t(kNumParts), py::ssize_t(kStateColumns)});
+             for (size_t i = 0; i < s.size(); ++i) s.at(i).body_state(out.mutable_data(i));
+             return out;
+           }, "Every game's body state (N, 12, 6).")
       .def("select", [](const qwop::GameSet& s, py::handle indices) {
              auto idx = checked_ints_as<int32_t>(indices, "indices", 0, static_cast<long long>(s.size()) - 1);
              return s.select(idx.data(), static_cast<size_t>(idx.size()));
@@ -119,7 +124,7 @@ void bind_game_set(py::module_& m) {
                return &static_cast<const qwop::RolloutSummary*>(r)[c].first;
              }, out.data());
              py::array_t<int8_t> end(n);
-             py::array_t<double> x(n), time(n);
+             py::array_t<double> x(n), time(n), value(n);
              py::array_t<int32_t> length(n);
              py::array_t<double> rstate({static_cast<py::ssize_t>(n), py::ssize_t(kNumParts), py::ssize_t(kStateColumns)});
              for (size_t c = 0; c < n; ++c) {
@@ -128,6 +133,7 @@ void bind_game_set(py::module_& m) {
                x.mutable_at(c) = out[c].x;
                time.mutable_at(c) = out[c].time;
                length.mutable_at(c) = out[c].length;
+               value.mutable_at(c) = out[c].value;
              }
              d["rollout_end"] = end;
              d["rollout_x"] = x;
@@ -135,6 +141,7 @@ void bind_game_set(py::module_& m) {
              d["rollout_state"] = rstate;
              d["rollout_keys"] = to_numpy(std::move(rkeys), {static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(stride)});
              d["rollout_len"] = length;
+             d["rollout_value"] = value;
              d["rollout_depth"] = totals.depth;
              d["total_updates"] = totals.updates;
              return d;
@@ -143,7 +150,7 @@ void bind_game_set(py::module_& m) {
            "For each row c: copy game parent[c], run keys[c] (the first decision), then let the GuidePolicy act "
            "greedily for up to `lookahead` decisions. Returns the first decision's outcome (as expand, without "
            "games) and the rollout's: rollout_end (0 running, 1 finished, 2 fell), rollout_x (m), rollout_time, rollout_state, "
-           "rollout_keys (N, lookahead * frame_skip), rollout_len, rollout_depth, total_updates. seconds >= 0: "
+           "rollout_keys (N, lookahead * frame_skip), rollout_len, rollout_value (the policy's value of its best action where a rollout still running stopped, else 0), rollout_depth, total_updates. seconds >= 0: "
            "start no decision after that much time, every row stopping at the same depth.");
 
 }

@@ -66,17 +66,34 @@ void GuidePolicy::values(const float* obs, double* values, double* scratch) cons
   }
 }
 
+namespace {
+
+// numpy's argmax: the first of equal values, or the first NaN.
+int32_t argmax(const double* v, int32_t n) {
+  int32_t best = 0;
+  for (int32_t a = 0; a < n; ++a) {
+    if (std::isnan(v[a])) return a;
+    if (v[a] > v[best]) best = a;
+  }
+  return best;
+}
+
+}  // namespace
+
 int32_t GuidePolicy::act(const double* state, double* scratch) const {
   float obs[kObsSize];
   write_observation(state, obs);
   double* v = scratch + 2 * static_cast<size_t>(widest_);
   values(obs, v, scratch);
-  int32_t best = 0;
-  for (int32_t a = 0; a < nActions_; ++a) {
-    if (std::isnan(v[a])) return a;  // numpy's argmax: the first NaN
-    if (v[a] > v[best]) best = a;
-  }
-  return best;
+  return argmax(v, nActions_);
+}
+
+double GuidePolicy::best_value(const double* state, double* scratch) const {
+  float obs[kObsSize];
+  write_observation(state, obs);
+  double* v = scratch + 2 * static_cast<size_t>(widest_);
+  values(obs, v, scratch);
+  return v[argmax(v, nActions_)];
 }
 
 }  // namespace qwop

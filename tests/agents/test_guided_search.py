@@ -97,8 +97,12 @@ def _reference_rollouts(games, parent, keys, guide, lookahead: int) -> dict:
                 done = sim_env.finished_100m(o["ended"], o["landed"], o["score"])[0]
                 end[c] = sim_env.ROLLOUT_FINISHED if done else sim_env.ROLLOUT_FELL
                 break
+    running = np.flatnonzero(end == sim_env.ROLLOUT_RUNNING)
+    value = np.zeros(n)
+    value[running] = guide.values(observe(rs[running])).max(axis=1)
     return {
         **first,
+        "rollout_value": value,
         "rollout_end": end,
         "rollout_x": x,
         "rollout_time": t,
