@@ -12,6 +12,9 @@ HERE = Path(__file__).resolve().parent
 MODELS = HERE / "models"
 RECORDS = HERE / "records"
 RECIPES = HERE / "recipes"
-PRETRAINED = MODELS / "qwop_pddqn.zip"  # the default model of eval, play and the guided search
+PRETRAINED = MODELS / "qwop_pddqn.zip"  # the default model of eval, play and tune-guide
+# the default guide of the guided search: the shipped model tuned on the search's own choices
+# (qwop tune-guide --rounds 2); a guide, not a runner: closed loop it falls more often
+GUIDE = MODELS / "qwop_guide.zip"
 
-__all__ = ["MODELS", "PRETRAINED", "RECIPES", "RECORDS"]
+__all__ = ["GUIDE", "MODELS", "PRETRAINED", "RECIPES", "RECORDS"]

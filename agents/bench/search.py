@@ -1,7 +1,7 @@
 """The planner's benchmark: best finish time found against the CPU time spent searching.
 
     python -m agents.bench.search                   # 1, 10 and 60 CPU-minutes (one search, read at each mark)
-    python -m agents.bench.search --guide           # the guided search (the shipped model as its guide)
+    python -m agents.bench.search --guide           # the guided search (the shipped guide, qwop_guide.zip)
     python -m agents.bench.search --minutes 1 10    # other marks
     python -m agents.bench.search --quick           # a short smoke run (CI)
     python -m agents.bench.search --guide --set lookahead=25 beam=16   # other planner settings
@@ -29,7 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m agents.bench.search", description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=float, nargs="+", default=[1.0, 10.0, 60.0], help="marks (CPU-minutes)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--guide", nargs="?", const="", metavar="MODEL", help="the guided search (default model: shipped)")
+    ap.add_argument(
+        "--guide", nargs="?", const="", metavar="MODEL", help="the guided search (default: the shipped guide)"
+    )
     ap.add_argument("--quick", action="store_true", help="a smoke run of about 12 CPU-seconds")
     ap.add_argument(
         "--from-state", help="read the marks from a saved search (qwop search --state) instead of searching"
@@ -49,9 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         cfg = PlannerConfig(seed=args.seed)
         if args.guide is not None:
-            from agents.shipped import PRETRAINED
+            from agents.shipped import GUIDE
 
-            cfg = PlannerConfig(seed=args.seed, guide=args.guide or str(PRETRAINED), beam=GUIDED_BEAM)
+            cfg = PlannerConfig(seed=args.seed, guide=args.guide or str(GUIDE), beam=GUIDED_BEAM)
         try:
             cfg = with_settings(cfg, args.set)
         except ValueError as exc:

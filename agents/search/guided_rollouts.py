@@ -24,7 +24,6 @@ import sim_env
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
 
-TORSO = sim_env.PART_NAMES.index("torso")
 # A fall's rank: its distance plus this, below any rollout still running
 FELL_RANK = -1e6
 
@@ -148,18 +147,11 @@ def finished_100m(out: dict[str, Any]) -> np.ndarray:
     return sim_env.finished_100m(out["ended"], out["landed"], out["score"])
 
 
-def rollout_rank(out: dict[str, Any], speed_weight: float = 0.0, value_weight: float = 0.0) -> np.ndarray:
+def rollout_rank(out: dict[str, Any]) -> np.ndarray:
     """How good each row's rollout was, higher is better: a finish before any other (the
-    faster the better), then the farthest (plus ``speed_weight`` x the torso's speed in m/s
-    where the rollout stopped, and ``value_weight`` x the policy's value there: what it
-    expects to gain after the rollout's horizon), a fall last."""
+    faster the better), then the farthest, a fall last."""
     end, x = out["rollout_end"], out["rollout_x"]
-    ahead = x
-    if speed_weight:
-        ahead = ahead + speed_weight * out["rollout_state"][:, TORSO, 3] / sim_env.UNITS_PER_METRE
-    if value_weight:
-        ahead = ahead + value_weight * out["rollout_value"]
-    return np.where(end == FINISHED, 1e6 - out["rollout_time"], np.where(end == FELL, x + FELL_RANK, ahead))
+    return np.where(end == FINISHED, 1e6 - out["rollout_time"], np.where(end == FELL, x + FELL_RANK, x))
 
 
 def policy_rollouts(
@@ -179,8 +171,7 @@ def policy_rollouts(
     (RUNNING, FINISHED, FELL), ``rollout_x`` (torso x in metres where it ended),
     ``rollout_time`` (the finish time, else the game time where it ended), ``rollout_state``
     (the body state where it ended), ``rollout_keys``
-    (n, lookahead * frame_skip) with ``rollout_len`` updates used, ``rollout_value`` (a rollout
-    still running: the policy's value of its best action where it stopped; else 0), and ``total_updates``.
+    (n, lookahead * frame_skip) with ``rollout_len`` updates used, and ``total_updates``.
     ``deadline`` (``time.monotonic()``): stop the rollouts there, all rows at the same depth
     (``rollout_depth``: the decisions they got), for a controller that must answer in time.
     """

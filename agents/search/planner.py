@@ -4,11 +4,9 @@ Two ways to grow the beam. Guided (``--guide MODEL``, ``PlannerConfig.guide``): 
 is one decision of a trained policy; each kept game is tried with every action, each try is
 followed by the policy's greedy rollout of ``lookahead`` decisions, and the next beam keeps
 the tries whose rollouts got farthest (a finished rollout first, by its time; a fall last):
-a one-step policy improvement inside a beam (``agents/search/guided_rollouts.py``). It turns the
-base agent's 56.87 s gait (`agents/models/qwop_pddqn_base.zip`) into a 45.73 s run in about 20
-CPU-seconds. When
-its lines die or fall behind the best run, new lines start after a few random-key updates
-or from the best run at a random update. Unguided (the default):
+a one-step policy improvement inside a beam (``agents/search/guided_rollouts.py``). When its
+lines die or fall behind the best run, new lines start after a few random-key updates or
+from the best run at a random update. Unguided (the default):
 a time-synchronous beam search with diversity. Every stage, each kept game is copied
 ``children`` times and each copy runs ``horizon`` updates of random held key masks (segments
 of ``min_hold``..``max_hold`` updates); falls are dropped, finishes are recorded, and the next
@@ -19,6 +17,9 @@ updates, "farthest" means "fastest so far". Once a run has finished, games more 
 ``pace_margin_m`` behind its pace are dropped, and when a line of search dies most new lines
 start from the best run at a random update, looking for a faster way on from there. The
 games live in C++ (``sim_env.GameSet``), expanded on every core, or on a Ray cluster.
+``PlannerConfig.lines`` grows several lines of search side by side in one batch per stage,
+each with its own beam and restarts, sharing the best run (more work per call, for more
+workers).
 
 The search is deterministic for a seed and a budget in updates, whatever the worker count;
 its state (the beam as key sequences, the RNG, the best run) is saved every few seconds
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -59,7 +61,6 @@ from agents.search.state import (
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
 from sim_env.spec import UNITS_PER_METRE
-from sim_env.traces import SPLIT_M
 
 # Seconds between saves of a running search's state. A guided stage takes milliseconds and a
 # saved state grows with the history, so saving after every stage cost more than searching;
@@ -139,12 +140,8 @@ def _select(score: np.ndarray, cells: np.ndarray, k: int, per_cell: int) -> np.n
     return np.concatenate([first, rest[: k - len(first)]])
 
 
-def split_updates(x: np.ndarray) -> np.ndarray:
-    """The updates at which a run's 10 m stretches begin and the last ends: 0, then the first
-    update whose torso x (m) reached 10, 20, ... 90 m (as far as the run got), then len(x)."""
-    marks = np.arange(SPLIT_M, 100, SPLIT_M)
-    reached = marks[marks <= x.max()] if len(x) else marks[:0]
-    return np.concatenate([[0], np.searchsorted(np.maximum.accumulate(x), reached, side="left"), [len(x)]])
+def _no_games(sincos: str) -> sim_env.GameSet:
+    return sim_env.GameSet(sincos).select(np.zeros(0, dtype=np.int32))
 
 
 class Planner:
@@ -160,9 +157,13 @@ class Planner:
         if state.rng:
             self.rng.bit_generator.state = state.rng
         if state.keys:
+            if len(state.line) != len(state.keys):  # saved before lines: one line
+                state.line = [0] * len(state.keys)
             self.games = self._replayed(state.keys)
         else:
-            self._restart()
+            self.games = _no_games(self.cfg.sincos)
+            for line in range(self.cfg.lines):
+                self._restart(line)
 
     def _masks(self) -> np.ndarray:
         return action_masks(self.cfg.action_set).astype(np.int8)
@@ -177,8 +178,14 @@ class Planner:
         save_state(self.state, path)
 
     def _replayed(self, keys: list[np.ndarray]) -> sim_env.GameSet:
-        """The beam's games rebuilt from their key sequences (all of one length: the beam
-        is time-synchronous), so a saved search does not depend on the snapshot format."""
+        """The beam's games rebuilt from their key sequences, so a saved search does not
+        depend on the snapshot format (a line's games are of one length: it is
+        time-synchronous; lines started at different times differ)."""
+        if len({len(k) for k in keys}) > 1:
+            games = _no_games(self.cfg.sincos)
+            for k in keys:
+                games.add(game_after(k, self.cfg.sincos).snapshot(0))
+            return games
         rows = np.stack(keys) if len(keys[0]) else np.zeros((len(keys), 0), dtype=np.int8)
         start = sim_env.GameSet(self.cfg.sincos)
         if rows.shape[1] == 0:
@@ -186,35 +193,18 @@ class Planner:
         threads = getattr(self.expander, "threads", 1)
         return start.expand(np.zeros(len(keys), dtype=np.int32), rows, threads=threads, keep=True)["games"]
 
-    def _restart(self) -> None:
-        """A new line of search: from the start, or (refining) from the best run's game at a
-        random update, to look for a faster way on from there."""
+    def _restart(self, line: int) -> None:
+        """A new start for a line of search (its one game joins the beam): from the start,
+        or (refining) from the best run's game at a random update, to look for a faster way
+        on from there."""
         st = self.state
         if st.best_keys is not None and self.rng.random() < self.cfg.refine:
-            prefix = st.best_keys[: self._refine_point(max(1, len(st.best_keys) - self.cfg.horizon))]
-            if self.cfg.refine_noise:  # a few random keys, so that lines from one point differ
-                n = int(self.rng.integers(1, self.cfg.refine_noise + 1))
-                prefix = np.concatenate([prefix, action_masks("full")[self.rng.integers(0, 16, n)].astype(np.int8)])
+            prefix = st.best_keys[: int(self.rng.integers(0, max(1, len(st.best_keys) - self.cfg.horizon)))]
         else:
             prefix = self._fresh_prefix()
-        self.games = game_after(prefix, self.cfg.sincos)
-        st.keys = [prefix]
-        st.stage = 0
-
-    def _refine_point(self, end: int) -> int:
-        """Where on the best run a refining line starts, an update before ``end``: anywhere
-        alike (``refine_at = "uniform"``), or (``"splits"``) in a 10 m stretch chosen by the
-        time the run lost there against its own fastest stretch, as a speedrunner reads splits."""
-        if self.cfg.refine_at == "splits" and self.state.best_x is not None:
-            bounds = split_updates(self.state.best_x)
-            if len(bounds) > 2:
-                lengths = np.diff(bounds).astype(np.float64)
-                lost = lengths - lengths.min() + 1.0  # every stretch keeps a small chance
-                k = int(self.rng.choice(len(lengths), p=lost / lost.sum()))
-                lo, hi = int(bounds[k]), int(min(bounds[k + 1], end))
-                if hi > lo:
-                    return int(self.rng.integers(lo, hi))
-        return int(self.rng.integers(0, end))
+        self.games.add(game_after(prefix, self.cfg.sincos).snapshot(0))
+        st.keys.append(prefix)
+        st.line.append(line)
 
     def _new_best(self, keys: np.ndarray, time_s: float) -> None:
         st = self.state
@@ -225,24 +215,50 @@ class Planner:
         """One stage: grow the beam, record finishes, keep the next beam."""
         raise NotImplementedError
 
-    def _too_slow(self, out: dict[str, Any], x: np.ndarray) -> np.ndarray:
+    def _too_slow(self, out: dict[str, Any], x: np.ndarray, parent: np.ndarray) -> np.ndarray:
         """Children that cannot beat the best run any more: past its time (or the time
         limit), or more than ``pace_margin_m`` behind where it was at the same update."""
         st = self.state
         too_slow = out["score_time"] >= min(self.cfg.time_limit, st.best_time_s)
         if st.best_x is not None:
-            at = np.minimum(len(st.keys[0]) + out["updates"], len(st.best_x)) - 1
+            done = np.array([len(k) for k in st.keys], dtype=np.int64)[parent]
+            at = np.minimum(done + out["updates"], len(st.best_x)) - 1
             too_slow |= x < st.best_x[at] - self.cfg.pace_margin_m
         return too_slow
+
+    def _next_stage(
+        self, parent: np.ndarray, keys: np.ndarray, keep: np.ndarray, choose: Callable[[np.ndarray], np.ndarray]
+    ) -> None:
+        """Each line keeps the children ``choose`` picks among its rows that ``keep`` allows;
+        a line with none left restarts (lines in order, so the search does not depend on
+        where they ran)."""
+        st = self.state
+        line_of = np.asarray(st.line, dtype=np.int64)[parent]
+        chosen, dead = [], []
+        for line in range(self.cfg.lines):
+            idx = np.flatnonzero(keep & (line_of == line))
+            if len(idx):
+                chosen.append(choose(idx))
+            else:
+                dead.append(line)
+        rows = np.concatenate(chosen) if chosen else np.zeros(0, dtype=np.int64)
+        self._next_beam(parent[rows], keys[rows])
+        for line in dead:
+            st.restarts += 1
+            self._restart(line)
+        st.stage += 1
 
     def _next_beam(self, parent: np.ndarray, keys: np.ndarray) -> None:
         """The chosen children become the beam: run again, kept this time (re-running them
         costs a small share of the stage), with their key sequences."""
         st = self.state
+        if len(parent) == 0:
+            self.games, st.keys, st.line = _no_games(self.cfg.sincos), [], []
+            return
         threads = getattr(self.expander, "threads", 1)
         self.games = self.games.expand(parent, keys, threads=threads, keep=True)["games"]
         st.keys = [np.concatenate([st.keys[p], k]) for p, k in zip(parent, keys, strict=True)]
-        st.stage += 1
+        st.line = [st.line[p] for p in parent]
 
     def _end_stage(self, t0: float, w0: float) -> None:
         st = self.state
@@ -274,17 +290,14 @@ class BeamSearch(Planner):
             t = float(out["score_time"][c])
             if t < st.best_time_s:
                 self._new_best(np.concatenate([st.keys[parent[c]], keys[c, : out["updates"][c]]]), t)
-        keep_mask = alive & ~self._too_slow(out, x)
-        if not keep_mask.any():
-            st.restarts += 1
-            self._restart()
-        else:
-            idx = np.flatnonzero(keep_mask)
-            vx = out["state"][idx, TORSO, 3] / UNITS_PER_METRE
-            head_height = (sim_env.TRACK_TOP_Y - out["state"][idx, HEAD, 1]) / UNITS_PER_METRE
-            score = x[idx] + cfg.speed_weight * vx + cfg.height_weight * head_height
-            chosen = idx[_select(score, _cells(out["state"][idx], cfg.cell_m), cfg.beam, cfg.per_cell)]
-            self._next_beam(parent[chosen], keys[chosen])
+        vx = out["state"][:, TORSO, 3] / UNITS_PER_METRE
+        head_height = (sim_env.TRACK_TOP_Y - out["state"][:, HEAD, 1]) / UNITS_PER_METRE
+        score = x + cfg.speed_weight * vx + cfg.height_weight * head_height
+
+        def choose(idx: np.ndarray) -> np.ndarray:
+            return idx[_select(score[idx], _cells(out["state"][idx], cfg.cell_m), cfg.beam, cfg.per_cell)]
+
+        self._next_stage(parent, keys, alive & ~self._too_slow(out, x, parent), choose)
         self._end_stage(t0, w0)
 
 
@@ -325,20 +338,17 @@ class GuidedSearch(Planner):
                 first = keys[c, : out["updates"][c]]
                 rest = out["rollout_keys"][c, : out["rollout_len"][c]]
                 self._new_best(np.concatenate([st.keys[parent[c]], first, rest]), t)
-        score = rollout_rank(out, cfg.rollout_speed_weight, cfg.rollout_value_weight)
+        score = rollout_rank(out)
         if self.labels is not None:
             by_game = score.reshape(len(self.games), n_actions)
             some = by_game.max(axis=1) > FELL_RANK / 2  # a fall ranks near FELL_RANK
             self.labels.append((self.games.body_states()[some], np.argmax(by_game[some], axis=1)))
         x = out["state"][:, TORSO, 0] / UNITS_PER_METRE
-        keep_mask = ~out["ended"] & ~self._too_slow(out, x)
-        if not keep_mask.any():
-            st.restarts += 1
-            self._restart()
-        else:
-            idx = np.flatnonzero(keep_mask)
-            chosen = idx[np.argsort(-score[idx], kind="stable")[: cfg.beam]]
-            self._next_beam(parent[chosen], keys[chosen])
+
+        def choose(idx: np.ndarray) -> np.ndarray:
+            return idx[np.argsort(-score[idx], kind="stable")[: cfg.beam]]
+
+        self._next_stage(parent, keys, ~out["ended"] & ~self._too_slow(out, x, parent), choose)
         self._end_stage(t0, w0)
 
 

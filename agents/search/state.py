@@ -53,39 +53,28 @@ class PlannerConfig:
     cell_m: float = 0.5  # cell size along the track (m)
     time_limit: float = 100.0  # game seconds before a line of search is given up
     refine: float = 0.75  # after a finish, share of restarts that resume the best run from a random point
-    # where on the best run those restarts start: "uniform" (any update alike) or "splits" (10 m
-    # stretches chosen by the time lost there against the run's own fastest stretch)
-    refine_at: str = "uniform"
-    # random-key updates (1..N) after the point a refining line starts from: a guided line is
-    # deterministic from its start, so without them every line from one point is the same
-    refine_noise: int = 0
     pace_margin_m: float = 3.0  # once a run finished, drop games this far behind it at the same update
     seed: int = 0
     sincos: str = "fma"
     guide: str = ""  # a trained model (.zip): the guided search (module docstring); "" = unguided
     guide_sha256: str = ""  # the model file's hash, checked when a guided search resumes
     lookahead: int = 15  # guided: decisions of the policy's rollout after each tried action
-    # guided: a rollout still running is ranked by its distance plus this x its torso speed (m/s)
-    rollout_speed_weight: float = 0.0
-    # guided: ... plus this x the guide's value where it stopped (its Q of its best action: what
-    # it expects to gain beyond the rollout's horizon, in reward units, about metres)
-    rollout_value_weight: float = 0.0
+    # lines of search grown side by side, each with its own beam and restarts, sharing the best
+    # run: every stage grows all of them in one batch (on every core, or spread over a Ray
+    # cluster), so more lines keep more workers busy
+    lines: int = 1
     # guided: random-key updates (0..N) before a new line from the start, so lines differ; the
     # first line has none (the same range as qwop eval's start noise)
     start_noise: int = 15
 
     def check(self) -> None:
-        for name in ("beam", "children", "horizon", "min_hold", "per_cell", "lookahead"):
+        for name in ("beam", "children", "horizon", "min_hold", "per_cell", "lookahead", "lines"):
             if getattr(self, name) < 1:
                 raise UserInputError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.max_hold < self.min_hold:
             raise UserInputError(f"max_hold ({self.max_hold}) must be at least min_hold ({self.min_hold})")
         if not self.time_limit > 0 or not self.cell_m > 0:
             raise UserInputError("time_limit and cell_m must be positive")
-        if self.refine_at not in ("uniform", "splits"):
-            raise UserInputError(f"refine_at must be 'uniform' or 'splits', got {self.refine_at!r}")
-        if self.refine_noise < 0:
-            raise UserInputError(f"refine_noise must be at least 0, got {self.refine_noise}")
         if self.start_noise < 0:
             raise UserInputError(f"start_noise must be at least 0, got {self.start_noise}")
         action_masks(self.action_set)
@@ -122,6 +111,7 @@ class SearchState:
     config: PlannerConfig
     stage: int = 0
     keys: list[np.ndarray] = field(default_factory=list)  # each beam game's key masks so far
+    line: list[int] = field(default_factory=list)  # each beam game's line of search (PlannerConfig.lines)
     rng: dict[str, Any] = field(default_factory=dict)
     best_keys: np.ndarray | None = None
     best_x: np.ndarray | None = None  # the best run's torso x (m) after each update
@@ -151,7 +141,10 @@ def save_state(st: SearchState, path: Path) -> None:
     }
     arrays = {
         "meta": np.array(json.dumps(meta)),
-        "beam_keys": np.stack(st.keys) if st.keys else np.zeros((0, 0), dtype=np.int8),
+        # the beam's keys end to end (lines started at different times differ in length)
+        "beam_keys_flat": np.concatenate(st.keys) if st.keys else np.zeros(0, dtype=np.int8),
+        "beam_key_lengths": np.array([len(k) for k in st.keys], dtype=np.int64),
+        "beam_line": np.array(st.line, dtype=np.int64),
         "history": np.array(st.history, dtype=np.float64).reshape(-1, 3),
         "wall": np.array(st.wall, dtype=np.float64),
         "cpu": np.array(st.cpu, dtype=np.float64),
@@ -173,7 +166,12 @@ def load_state(path: str | Path) -> SearchState:
                 raise ValueError(f"state version {meta.get('version')}, this planner reads {STATE_VERSION}")
             st = SearchState(config=PlannerConfig(**meta["config"]))
             st.config.check()  # a state edited by hand (horizon 0 would never end a stage)
-            st.keys = [row.astype(np.int8) for row in z["beam_keys"]]
+            if "beam_key_lengths" in z:
+                ends = np.cumsum(z["beam_key_lengths"])
+                st.keys = [k.astype(np.int8) for k in np.split(z["beam_keys_flat"], ends[:-1])] if len(ends) else []
+                st.line = [int(v) for v in z["beam_line"]]
+            else:  # saved before lines: one line, all of one length
+                st.keys = [row.astype(np.int8) for row in z["beam_keys"]]
             st.history = [(int(u), float(b), float(f)) for u, b, f in z["history"]]
             st.wall = [float(w) for w in z["wall"]]
             st.cpu = [float(c) for c in z["cpu"]] if "cpu" in z else []  # states saved before it was kept

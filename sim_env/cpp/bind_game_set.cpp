@@ -124,7 +124,7 @@ void bind_game_set(py::module_& m) {
                return &static_cast<const qwop::RolloutSummary*>(r)[c].first;
              }, out.data());
              py::array_t<int8_t> end(n);
-             py::array_t<double> x(n), time(n), value(n);
+             py::array_t<double> x(n), time(n);
              py::array_t<int32_t> length(n);
              py::array_t<double> rstate({static_cast<py::ssize_t>(n), py::ssize_t(kNumParts), py::ssize_t(kStateColumns)});
              for (size_t c = 0; c < n; ++c) {
@@ -133,7 +133,6 @@ void bind_game_set(py::module_& m) {
                x.mutable_at(c) = out[c].x;
                time.mutable_at(c) = out[c].time;
                length.mutable_at(c) = out[c].length;
-               value.mutable_at(c) = out[c].value;
              }
              d["rollout_end"] = end;
              d["rollout_x"] = x;
@@ -141,7 +140,6 @@ void bind_game_set(py::module_& m) {
              d["rollout_state"] = rstate;
              d["rollout_keys"] = to_numpy(std::move(rkeys), {static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(stride)});
              d["rollout_len"] = length;
-             d["rollout_value"] = value;
              d["rollout_depth"] = totals.depth;
              d["total_updates"] = totals.updates;
              return d;
@@ -150,7 +148,7 @@ void bind_game_set(py::module_& m) {
            "For each row c: copy game parent[c], run keys[c] (the first decision), then let the GuidePolicy act "
            "greedily for up to `lookahead` decisions. Returns the first decision's outcome (as expand, without "
            "games) and the rollout's: rollout_end (0 running, 1 finished, 2 fell), rollout_x (m), rollout_time, rollout_state, "
-           "rollout_keys (N, lookahead * frame_skip), rollout_len, rollout_value (the policy's value of its best action where a rollout still running stopped, else 0), rollout_depth, total_updates. seconds >= 0: "
+           "rollout_keys (N, lookahead * frame_skip), rollout_len, rollout_depth, total_updates. seconds >= 0: "
            "start no decision after that much time, every row stopping at the same depth.");
 
 }

@@ -88,12 +88,4 @@ int32_t GuidePolicy::act(const double* state, double* scratch) const {
   return argmax(v, nActions_);
 }
 
-double GuidePolicy::best_value(const double* state, double* scratch) const {
-  float obs[kObsSize];
-  write_observation(state, obs);
-  double* v = scratch + 2 * static_cast<size_t>(widest_);
-  values(obs, v, scratch);
-  return v[argmax(v, nActions_)];
-}
-
 }  // namespace qwop

@@ -37,8 +37,6 @@ class GuidePolicy {
   void values(const float* obs, double* values, double* scratch) const;
   // The greedy action (the first of equal values, as numpy's argmax) of a body state (12 x 6).
   int32_t act(const double* state, double* scratch) const;
-  // The value of that action: what the policy expects to gain from the state.
-  double best_value(const double* state, double* scratch) const;
 
  private:
   std::vector<DenseLayer> layers_;

@@ -2,7 +2,6 @@
 #include "policy_rollouts.h"
 
 #include <chrono>
-#include <cstring>
 #include <vector>
 
 #include "parallel_lanes.h"
@@ -115,17 +114,6 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
     live.resize(kept);
   }
 
-  // What the policy expects from where the rollouts still running stopped.
-  for (size_t c = 0; c < n; ++c) out[c].value = 0.0;
-  parallel_chunks<RolloutScratch>(live.size(), threads, kRolloutChunk, [&](size_t begin, size_t end, RolloutScratch& scratch) {
-    if (scratch.policy.empty()) scratch.policy.resize(policy.scratch_size());
-    double state[kNumParts * kStateColumns];
-    for (size_t i = begin; i < end; ++i) {
-      RolloutSummary& r = out[live[i]];
-      std::memcpy(state, r.state, sizeof(state));
-      r.value = policy.best_value(state, scratch.policy.data());
-    }
-  });
   return totals;
 }
 

@@ -23,7 +23,6 @@ struct RolloutSummary {
   double state[kNumParts * kStateColumns];  // body state where it stopped
   double time;       // the finish time if it finished, else the game time where it stopped
   int32_t length;    // updates the policy ran after the first decision
-  double value;      // a rollout still running: the policy's value of its best action where it stopped; else 0
 };
 
 struct RolloutTotals {

@@ -4,6 +4,7 @@ finish it finds replays exactly; a changed guide or a bad option is one line."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -97,12 +98,8 @@ def _reference_rollouts(games, parent, keys, guide, lookahead: int) -> dict:
                 done = sim_env.finished_100m(o["ended"], o["landed"], o["score"])[0]
                 end[c] = sim_env.ROLLOUT_FINISHED if done else sim_env.ROLLOUT_FELL
                 break
-    running = np.flatnonzero(end == sim_env.ROLLOUT_RUNNING)
-    value = np.zeros(n)
-    value[running] = guide.values(observe(rs[running])).max(axis=1)
     return {
         **first,
-        "rollout_value": value,
         "rollout_end": end,
         "rollout_x": x,
         "rollout_time": t,
@@ -230,3 +227,77 @@ def test_guided_search_cli_and_a_changed_guide(tmp_path: Path) -> None:
 @NEEDS_RAY
 def test_guided_search_on_a_local_ray_cluster_equals_the_embedded_engine() -> None:
     assert_ray_equals_local(GUIDED, 20_000)
+
+
+def test_tune_guide_trains_the_guide_on_the_search_s_choices(tmp_path: Path) -> None:
+    """qwop tune-guide: each round trains the guide on the search's choices (its loss falls),
+    the models are written with their provenance, the rounds are deterministic, and an
+    existing folder is never written over."""
+    import re
+
+    out = tmp_path / "guide"
+    args = [
+        "tune-guide",
+        str(PDDQN),
+        "--rounds",
+        "2",
+        "--updates",
+        "150000",
+        "--epochs",
+        "3",
+        "--learning-rate",
+        "1e-3",
+    ]
+    p = qwop(*args, "--out", str(out))
+    assert p.returncode == 0, p.stderr[-2000:]
+    losses = [(float(a), float(b)) for a, b in re.findall(r"loss ([0-9.]+) -> ([0-9.]+)", p.stdout)]
+    assert len(losses) == 2 and all(b < a for a, b in losses), p.stdout
+    side = json.loads((out / "round2.qwop.json").read_text())
+    assert [r["round"] for r in side["tuned_on_search"]] == [1, 2]
+    assert side["tuned_on_search"][1]["guide"] == "round1.zip"
+    assert side["env"] == json.loads((MODELS / "qwop_pddqn.qwop.json").read_text())["env"]
+    first, tuned = guide_from_model(str(PDDQN)), guide_from_model(str(out / "round2.zip"))
+    assert not np.array_equal(first.layers[0][0], tuned.layers[0][0])
+    again = tmp_path / "again"
+    assert qwop("tune-guide", str(PDDQN), "--rounds", "1", *args[4:], "--out", str(again)).returncode == 0
+    a, b = guide_from_model(str(out / "round1.zip")), guide_from_model(str(again / "round1.zip"))
+    assert all(np.array_equal(x[0], y[0]) for x, y in zip(a.layers, b.layers, strict=True))
+    one_line_error(qwop(*args, "--out", str(out)), "exists")
+
+
+def test_lines_grow_side_by_side_deterministically_and_resume(tmp_path: Path) -> None:
+    """lines=3: three lines of search in one batch per stage, each with its own beam and
+    restarts (lines restarted at different times differ in length), sharing the best run;
+    the same search on 1 or 2 threads and after a resume; one line is the search without
+    lines."""
+    cfg = replace(GUIDED, lines=3)
+    a = _guided(60_000, cfg=cfg)
+    b = _guided(60_000, threads=1, cfg=cfg)
+    assert a.history == b.history and all(np.array_equal(x, y) for x, y in zip(a.keys, b.keys, strict=True))
+    assert sorted(set(a.line)) == [0, 1, 2] and a.restarts > 0
+    for line in range(3):  # each line is time-synchronous
+        assert len({len(k) for k, i in zip(a.keys, a.line, strict=True) if i == line}) == 1
+    path = tmp_path / "lines.npz"
+    _guided(25_000, cfg=cfg, state_path=path)
+    resumed = run_search(load_state(path), LocalExpander(2), 60_000, state_path=path, progress=False)
+    assert resumed.history == a.history and resumed.line == a.line
+    assert all(np.array_equal(x, y) for x, y in zip(resumed.keys, a.keys, strict=True))
+
+
+@pytest.mark.slow
+@NEEDS_RAY
+def test_lines_on_a_local_ray_cluster_equal_the_embedded_engine() -> None:
+    assert_ray_equals_local(replace(GUIDED, lines=4), 30_000)
+
+
+def test_the_shipped_guide_is_the_model_tuned_on_the_search() -> None:
+    """agents/models/qwop_guide.zip, the default guide of qwop search --guide: the shipped
+    model after two rounds of qwop tune-guide, with that provenance, and a network of the same
+    shape as the model it came from."""
+    from agents.shipped import GUIDE, PRETRAINED
+
+    side = json.loads(GUIDE.with_name("qwop_guide.qwop.json").read_text())
+    assert [(r["round"], r["guide"]) for r in side["tuned_on_search"]] == [(1, PRETRAINED.name), (2, "round1.zip")]
+    guide, base = guide_from_model(str(GUIDE)), guide_from_model(str(PRETRAINED))
+    assert [w.shape for w, _, _ in guide.layers] == [w.shape for w, _, _ in base.layers]
+    assert not np.array_equal(guide.layers[0][0], base.layers[0][0])

@@ -158,67 +158,11 @@ def test_the_benchmark_reads_a_saved_search_with_its_cpu_over_wall(
     assert "CPU / wall" in out and float(row[3]) > 0  # how many cores the search kept busy
 
 
-def test_split_updates_are_where_each_10_m_stretch_begins() -> None:
-    from agents.search.planner import split_updates
-
-    x = np.linspace(0.0, 35.0, 351)  # 0.1 m per update
-    assert split_updates(x).tolist() == [0, 100, 200, 300, 351]
-    assert split_updates(np.array([0.0, 12.0, 9.0, 21.0])).tolist() == [0, 1, 3, 4]  # a step back does not count
-
-
-def test_refining_at_splits_starts_where_the_best_run_lost_time() -> None:
-    """refine_at="splits": restarts land in the 10 m stretches the best run was slowest in,
-    against its own fastest; "uniform" anywhere."""
-    from agents.search.planner import split_updates
-
-    keys = _record_keys()
-    points = {}
-    for how in ("uniform", "splits"):
-        planner = BeamSearch(new_state(PlannerConfig(beam=4, children=2, refine=1.0, refine_at=how)), LocalExpander(1))
-        planner._new_best(keys, 39.77)
-        points[how] = np.array([len(planner.state.keys[0]) for _ in range(300) if planner._restart() is None])
-    bounds = split_updates(planner.state.best_x)
-    first = (points["splits"] < bounds[1]).mean()  # the first stretch, from the standing start, lost the most
-    assert first > 2 * (points["uniform"] < bounds[1]).mean()
-    assert points["splits"].max() < len(keys) - PlannerConfig().horizon
-
-
 def test_planner_settings_by_name() -> None:
     from agents.search.state import with_settings
 
-    cfg = with_settings(PlannerConfig(), ["lookahead=25", "refine=0.5", "refine_at=splits"])
-    assert (cfg.lookahead, cfg.refine, cfg.refine_at) == (25, 0.5, "splits")
-    for bad, says in (
-        ("beem=3", "NAME=VALUE"),
-        ("beam=x", "takes a whole number"),
-        ("beam=0", "at least 1"),
-        ("refine_at=x", "refine_at"),
-    ):
+    cfg = with_settings(PlannerConfig(), ["lookahead=25", "refine=0.5", "action_set=full"])
+    assert (cfg.lookahead, cfg.refine, cfg.action_set) == (25, 0.5, "full")
+    for bad, says in (("beem=3", "NAME=VALUE"), ("beam=x", "takes a whole number"), ("beam=0", "at least 1")):
         with pytest.raises(ValueError, match=says):
             with_settings(PlannerConfig(), [bad])
-
-
-def test_refining_lines_start_with_a_few_random_keys_when_asked() -> None:
-    """refine_noise N: a refining line starts from a point of the best run then 1..N random
-    keys, so lines from one point differ; 0 (the default) starts exactly on the run."""
-    keys = _record_keys()
-    for noise in (0, 6):
-        planner = BeamSearch(
-            new_state(PlannerConfig(beam=4, children=2, refine=1.0, refine_noise=noise)), LocalExpander(1)
-        )
-        planner._new_best(keys, 39.77)
-        off = 0
-        for _ in range(100):
-            planner._restart()
-            prefix = planner.state.keys[0]
-            on_run = np.array_equal(prefix, keys[: len(prefix)])
-            off += not on_run
-            if not on_run:  # the run up to some point, then at most `noise` keys of its own
-                same = int(np.argmin(prefix == keys[: len(prefix)]))
-                assert len(prefix) - same <= noise
-        assert (off > 50) if noise else off == 0
-
-
-def _record_keys() -> np.ndarray:
-    keys = np.load(REPO / "agents" / "records" / "guided_seed0_39.77s.npz")["keys"]
-    return keys[keys >= 0].astype(np.int8)

@@ -47,6 +47,25 @@ def test_game_sets_refuse_indices_out_of_range_or_not_whole() -> None:
     assert games.expand([0], [[9, 9]])["updates"][0] == 2
 
 
+def test_rollouts_refuse_bad_rows_and_settings() -> None:
+    games = sim_env.GameSet()
+    policy = sim_env.GuidePolicy([(np.zeros((83, 2)), np.zeros(2), "none")], 2, np.ones(1), np.array([0, 9]), 4)
+    keys = np.full((1, 4), 9, dtype=np.int8)
+    for bad in (np.array([1]), np.array([-1]), np.array([0.5])):
+        with pytest.raises(ValueError, match="parent"):
+            games.rollouts(bad, keys, policy, 3)
+    with pytest.raises(ValueError, match="keys"):
+        games.rollouts(np.array([0]), np.full((1, 4), 16), policy, 3)
+    with pytest.raises(ValueError, match="lookahead"):
+        games.rollouts(np.array([0]), keys, policy, -1)
+    with pytest.raises(ValueError, match="threads"):
+        games.rollouts(np.array([0]), keys, policy, 3, threads=0)
+    with pytest.raises(TypeError):
+        games.rollouts(np.array([0]), keys, "not a policy", 3)
+    out = games.rollouts(np.array([0, 0]), np.zeros((2, 4), dtype=np.int8), policy, 3)
+    assert out["rollout_len"].tolist() == [12, 12] and out["rollout_keys"].shape == (2, 12)
+
+
 def test_update_refuses_a_mask_too_big_for_any_integer_type() -> None:
     sim = sim_env.QwopSim()
     for bad in (2**70, -(2**70), 16, -1):
