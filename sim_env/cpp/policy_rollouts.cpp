@@ -29,35 +29,19 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
                               RolloutSummary* out, int8_t* rollout_keys) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  const bool lockstep = lockstep_available();
+  const bool lockstep = lockstep_available();  // as GameSet::expand
   const int fs = policy.frame_skip();
   const size_t stride = static_cast<size_t>(lookahead) * fs;
-  std::vector<Game> child(n);
-  std::vector<int32_t> ran(n, 0);
-
-  // The first decision of every row.
-  parallel_chunks<LaneScratch>(n, threads, kChunk, [&](size_t begin, size_t end, LaneScratch& scratch) {
-    for (size_t c = begin; c < end;) {
-      const int lanes = lockstep && end - c >= kLanes ? kLanes : 1;
-      Game* g[kLanes];
-      const int8_t* k[kLanes];
-      int t[kLanes];
-      for (int l = 0; l < lanes; ++l) {
-        g[l] = &child[c + l];
-        *g[l] = games.at(parent[c + l]);
-        k[l] = keys + (c + l) * static_cast<size_t>(horizon);
-      }
-      run_lanes(g, k, lanes, horizon, scratch.s, t);
-      for (int l = 0; l < lanes; ++l) ran[c + l] = t[l];
-      c += static_cast<size_t>(lanes);
-    }
-  });
+  // The first decision of every row: the children kept.
+  GameSet child;
+  std::vector<RunSummary> first(n);
+  games.expand(parent, keys, n, horizon, threads, first.data(), &child);
   RolloutTotals totals;
   std::vector<size_t> live;
   for (size_t c = 0; c < n; ++c) {
-    summarise(child[c], ran[c], out[c].first);
-    totals.updates += ran[c];
-    const Game& g = child[c];
+    out[c].first = first[c];
+    totals.updates += first[c].updates;
+    const Game& g = child.at(c);
     out[c].end = g.finished() ? kFinished : g.flags.gameEnded ? kFell : kRunning;
     out[c].x = torso_x_m(g);
     out[c].time = g.scoreTime;
@@ -82,7 +66,7 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
         int t[kLanes];
         for (int l = 0; l < lanes; ++l) {
           const size_t c = live[i + l];
-          g[l] = &child[c];
+          g[l] = &child.at(c);
           g[l]->body_state(state);
           const int8_t mask = policy.mask(policy.act(state, scratch.policy.data()));
           int8_t* row = rollout_keys + c * stride + static_cast<size_t>(out[c].length);
@@ -97,7 +81,7 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
     size_t kept = 0;
     for (size_t i = 0; i < m; ++i) {
       const size_t c = live[i];
-      const Game& g = child[c];
+      const Game& g = child.at(c);
       totals.updates += used[c];
       // keys past the game's end were written but not run: clear them
       for (int u = used[c]; u < fs; ++u) rollout_keys[c * stride + static_cast<size_t>(out[c].length) + u] = 0;
