@@ -56,11 +56,13 @@ def add_commands(sub: Any) -> None:
         help="a search guide trained on the guided search's own choices (rounds of expert iteration)",
         description="Each round runs the guided search for --updates updates, records every kept game's state with "
         "the action the search ranked first, and trains the guide's network on them (behaviour cloning); the next "
-        "round searches with the new guide. The models are saved as roundN.zip in the folder --out; guide a "
-        "search with the last (qwop search --guide DIR/roundN.zip). Deterministic for a seed and budget.",
+        "round searches with the new guide. The models are saved as roundN.zip in the folder --out (the defaults "
+        "make the shipped guide, agents/models/qwop_guide.zip, as round2.zip); guide a search with the last "
+        "(qwop search --guide DIR/roundN.zip). Deterministic for a seed and budget.",
     )
     p.add_argument("model", nargs="?", help="the guide to start from (default: the shipped pretrained model)")
-    p.add_argument("--rounds", type=positive_int, default=3, help="rounds (default 3)")
+    # two rounds made the shipped guide; rounds 3 and 4 searched no faster (docs/results.md)
+    p.add_argument("--rounds", type=positive_int, default=2, help="rounds (default 2)")
     # 35 M updates: about 5 CPU-minutes on a 2-core machine, some 60,000 labelled states
     p.add_argument(
         "--updates", type=positive_int, default=35_000_000, help="updates of search per round (default 35 M)"

@@ -9,7 +9,7 @@ chose. The next round searches with the new guide, and so on (expert iteration, 
 ExIt and AlphaZero, with rollouts in place of a tree). Every round is deterministic: a budget
 in updates, a seeded shuffle, one torch thread.
 
-    qwop tune-guide --rounds 3 --out runs/guide      # then: qwop search --guide runs/guide/round3.zip
+    qwop tune-guide --out runs/guide      # two rounds; then: qwop search --guide runs/guide/round2.zip
 """
 
 from __future__ import annotations
