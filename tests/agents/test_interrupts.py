@@ -50,7 +50,7 @@ def _search_state(path: Path) -> dict:
         meta = json.loads(str(z["meta"]))
         return {
             "meta": {k: meta[k] for k in ("stage", "best_time_s", "farthest_m", "updates", "restarts", "rng")},
-            "beam": z["beam_keys"].tobytes(),
+            "beam": z["beam_keys_flat"].tobytes() + z["beam_key_lengths"].tobytes() + z["beam_line"].tobytes(),
             "history": z["history"].tobytes(),
             "best": z["best_keys"].tobytes() if "best_keys" in z else b"",
         }

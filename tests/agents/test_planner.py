@@ -166,3 +166,20 @@ def test_planner_settings_by_name() -> None:
     for bad, says in (("beem=3", "NAME=VALUE"), ("beam=x", "takes a whole number"), ("beam=0", "at least 1")):
         with pytest.raises(ValueError, match=says):
             with_settings(PlannerConfig(), [bad])
+
+
+def test_a_state_saved_before_lines_still_loads(tmp_path: Path) -> None:
+    """States written before lines kept the beam's keys as one (games, updates) array: they
+    load as one line and the search goes on from them as from the new layout."""
+    path = tmp_path / "s.npz"
+    _search(20_000, threads=1, state_path=path)
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files if k not in ("beam_keys_flat", "beam_key_lengths", "beam_line")}
+        arrays["beam_keys"] = np.stack(np.split(z["beam_keys_flat"], np.cumsum(z["beam_key_lengths"])[:-1]))
+    old = tmp_path / "old.npz"
+    np.savez_compressed(old, **arrays)
+    a, b = load_state(path), load_state(old)
+    assert all(np.array_equal(x, y) for x, y in zip(a.keys, b.keys, strict=True)) and b.line == []
+    a = run_search(a, LocalExpander(1), 40_000, progress=False)
+    b = run_search(b, LocalExpander(1), 40_000, progress=False)
+    assert a.history == b.history and b.line == [0] * len(b.keys)
