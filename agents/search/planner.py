@@ -40,6 +40,7 @@ import numpy as np
 
 import sim_env
 from agents.interrupts import StopRequest
+from agents.search.beam_moves import cells, segments, select_diverse
 from agents.search.guided_rollouts import (
     FELL_RANK,
     FINISHED,
@@ -51,8 +52,6 @@ from agents.search.guided_rollouts import (
 )
 from agents.search.state import (
     HEAD,
-    LEFT_THIGH,
-    RIGHT_THIGH,
     TORSO,
     SearchState,
     load_guide,
@@ -103,41 +102,6 @@ class LocalExpander:
 
     def close(self) -> None:
         pass
-
-
-def _segments(rng: np.random.Generator, masks: np.ndarray, n: int, horizon: int, lo: int, hi: int) -> np.ndarray:
-    """``n`` rows of ``horizon`` key masks made of held segments."""
-    longest = (horizon + lo - 1) // lo + 1
-    durations = rng.integers(lo, hi + 1, (n, longest))
-    choices = masks[rng.integers(0, len(masks), (n, longest))]
-    ends = np.cumsum(durations, axis=1)
-    t = np.arange(horizon)
-    seg = (t[None, :, None] >= ends[:, None, :]).sum(axis=2)
-    return np.take_along_axis(choices, seg, axis=1).astype(np.int8)
-
-
-def _cells(state: np.ndarray, cell_m: float) -> np.ndarray:
-    x = state[:, TORSO, 0] / UNITS_PER_METRE
-    angle = np.round(state[:, TORSO, 2] / 0.35)
-    spread = np.round((state[:, LEFT_THIGH, 2] - state[:, RIGHT_THIGH, 2]) / 0.5)
-    return np.stack([np.floor(x / cell_m), angle, spread], axis=1).astype(np.int64)
-
-
-def _select(score: np.ndarray, cells: np.ndarray, k: int, per_cell: int) -> np.ndarray:
-    """Up to ``k`` indices by score, at most ``per_cell`` per cell (then the rest by score)."""
-    order = np.argsort(-score, kind="stable")
-    _, cell_id = np.unique(cells[order], axis=0, return_inverse=True)
-    cell_id = cell_id.ravel()
-    rank = np.zeros(len(order), dtype=np.int64)
-    seen: dict[int, int] = {}
-    for i, c in enumerate(cell_id):
-        rank[i] = seen.get(int(c), 0)
-        seen[int(c)] = rank[i] + 1
-    first = order[rank < per_cell]
-    if len(first) >= k:
-        return first[:k]
-    rest = order[rank >= per_cell]
-    return np.concatenate([first, rest[: k - len(first)]])
 
 
 def _no_games(sincos: str) -> sim_env.GameSet:
@@ -278,7 +242,7 @@ class BeamSearch(Planner):
         t0, w0 = time.process_time(), time.monotonic()
         n_parents = len(self.games)
         parent = np.repeat(np.arange(n_parents, dtype=np.int32), cfg.children)
-        keys = _segments(self.rng, self.masks, len(parent), cfg.horizon, cfg.min_hold, cfg.max_hold)
+        keys = segments(self.rng, self.masks, len(parent), cfg.horizon, cfg.min_hold, cfg.max_hold)
         out = self.expander.expand(self.games, parent, keys)
         st.updates += int(out["updates"].sum())
         # The game's own end: the final jump landed, and the score it shows is 100 m.
@@ -295,7 +259,7 @@ class BeamSearch(Planner):
         score = x + cfg.speed_weight * vx + cfg.height_weight * head_height
 
         def choose(idx: np.ndarray) -> np.ndarray:
-            return idx[_select(score[idx], _cells(out["state"][idx], cfg.cell_m), cfg.beam, cfg.per_cell)]
+            return idx[select_diverse(score[idx], cells(out["state"][idx], cfg.cell_m), cfg.beam, cfg.per_cell)]
 
         self._next_stage(parent, keys, alive & ~self._too_slow(out, x, parent), choose)
         self._end_stage(t0, w0)

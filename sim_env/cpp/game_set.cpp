@@ -65,20 +65,16 @@ void GameSet::expand(const int32_t* parent, const int8_t* keys, size_t n, int ho
   if (keep) keep->games_.resize(n);
   lockstep = lockstep && lockstep_available();
   parallel_chunks<ExpandScratch>(n, threads, kChunk, [&](size_t begin, size_t end, ExpandScratch& scratch) {
-    for (size_t c = begin; c < end;) {
-      const int lanes = lockstep && end - c >= kLanes ? kLanes : 1;
-      Game* g[kLanes];
-      const int8_t* k[kLanes];
-      int t[kLanes];
-      for (int l = 0; l < lanes; ++l) {
-        g[l] = keep ? &keep->games_[c + l] : scratch.own[l].get();
-        *g[l] = games_[parent[c + l]];
-        k[l] = keys + (c + l) * static_cast<size_t>(horizon);
-      }
-      run_lanes(g, k, lanes, horizon, scratch.s, t);
-      for (int l = 0; l < lanes; ++l) summarise(*g[l], t[l], out[c + l]);
-      c += static_cast<size_t>(lanes);
-    }
+    run_rows(
+        begin, end, lockstep, horizon, scratch.s,
+        [&](size_t c, int lane, Game*& g, const int8_t*& k) {
+          g = keep ? &keep->games_[c] : scratch.own[lane].get();
+          *g = games_[parent[c]];
+          k = keys + c * static_cast<size_t>(horizon);
+        },
+        [&](size_t c, int lane, int updates) {
+          summarise(keep ? keep->games_[c] : *scratch.own[lane], updates, out[c]);
+        });
   });
 }
 

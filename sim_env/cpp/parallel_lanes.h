@@ -36,6 +36,24 @@ struct LaneScratch {
 void run_lanes(Game* const g[kLanes], const int8_t* const k[kLanes], int lanes, int horizon,
                StepScratch* const s[kLanes], int t[kLanes]);
 
+// Runs rows [begin, end) for up to `horizon` updates each, kLanes rows at a time in lock step
+// while that many are left (with `lockstep`), else one at a time: setup(row, lane, game, keys)
+// names a row's game and keys, done(row, lane, updates) follows its run.
+template <typename Setup, typename Done>
+void run_rows(size_t begin, size_t end, bool lockstep, int horizon, StepScratch* const s[kLanes], Setup&& setup,
+              Done&& done) {
+  for (size_t r = begin; r < end;) {
+    const int lanes = lockstep && end - r >= kLanes ? kLanes : 1;
+    Game* g[kLanes];
+    const int8_t* k[kLanes];
+    int t[kLanes];
+    for (int l = 0; l < lanes; ++l) setup(r + l, l, g[l], k[l]);
+    run_lanes(g, k, lanes, horizon, s, t);
+    for (int l = 0; l < lanes; ++l) done(r + l, l, t[l]);
+    r += static_cast<size_t>(lanes);
+  }
+}
+
 // Calls chunk(begin, end, scratch) over [0, n) in chunks of `rows` rows (a multiple of
 // kLanes), on up to `threads` threads (the caller's among them); each thread has its own
 // `Scratch`.

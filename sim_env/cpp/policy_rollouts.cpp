@@ -19,8 +19,14 @@ struct RolloutScratch : LaneScratch {
 // over the threads evenly.
 constexpr size_t kRolloutChunk = kLanes;
 
-// The torso's x in metres, from the body state's x (its position, as sim_env reads it).
-double torso_x_m(const Game& g) { return g.part(kTorso).xf.position.x / kUnitsPerMetre; }
+// Where a row's rollout stands with its game at `g`: how it ended (if it did), the torso's x
+// in metres (its position, as sim_env reads the body state), the game time, the body state.
+void where(const Game& g, RolloutSummary& r) {
+  r.end = g.finished() ? kFinished : g.flags.gameEnded ? kFell : kRunning;
+  r.x = g.part(kTorso).xf.position.x / kUnitsPerMetre;
+  r.time = g.scoreTime;
+  g.body_state(r.state);
+}
 
 }  // namespace
 
@@ -42,11 +48,8 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
     out[c].first = first[c];
     totals.updates += first[c].updates;
     const Game& g = child.at(c);
-    out[c].end = g.finished() ? kFinished : g.flags.gameEnded ? kFell : kRunning;
-    out[c].x = torso_x_m(g);
-    out[c].time = g.scoreTime;
     out[c].length = 0;
-    g.body_state(out[c].state);
+    where(g, out[c]);
     if (out[c].end == kRunning) live.push_back(c);
   }
 
@@ -59,24 +62,18 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
     parallel_chunks<RolloutScratch>(m, threads, kRolloutChunk, [&](size_t begin, size_t end, RolloutScratch& scratch) {
       if (scratch.policy.empty()) scratch.policy.resize(policy.scratch_size());
       double state[kNumParts * kStateColumns];
-      for (size_t i = begin; i < end;) {
-        const int lanes = lockstep && end - i >= kLanes ? kLanes : 1;
-        Game* g[kLanes];
-        const int8_t* k[kLanes];
-        int t[kLanes];
-        for (int l = 0; l < lanes; ++l) {
-          const size_t c = live[i + l];
-          g[l] = &child.at(c);
-          g[l]->body_state(state);
-          const int8_t mask = policy.mask(policy.act(state, scratch.policy.data()));
-          int8_t* row = rollout_keys + c * stride + static_cast<size_t>(out[c].length);
-          for (int u = 0; u < fs; ++u) row[u] = mask;
-          k[l] = row;
-        }
-        run_lanes(g, k, lanes, fs, scratch.s, t);
-        for (int l = 0; l < lanes; ++l) used[live[i + l]] = t[l];
-        i += static_cast<size_t>(lanes);
-      }
+      run_rows(
+          begin, end, lockstep, fs, scratch.s,
+          [&](size_t i, int, Game*& g, const int8_t*& k) {
+            const size_t c = live[i];
+            g = &child.at(c);
+            g->body_state(state);
+            const int8_t mask = policy.mask(policy.act(state, scratch.policy.data()));
+            int8_t* row = rollout_keys + c * stride + static_cast<size_t>(out[c].length);
+            for (int u = 0; u < fs; ++u) row[u] = mask;
+            k = row;
+          },
+          [&](size_t i, int, int updates) { used[live[i]] = updates; });
     });
     size_t kept = 0;
     for (size_t i = 0; i < m; ++i) {
@@ -86,14 +83,8 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
       // keys past the game's end were written but not run: clear them
       for (int u = used[c]; u < fs; ++u) rollout_keys[c * stride + static_cast<size_t>(out[c].length) + u] = 0;
       out[c].length += used[c];
-      out[c].x = torso_x_m(g);
-      out[c].time = g.scoreTime;
-      g.body_state(out[c].state);
-      if (g.flags.gameEnded) {
-        out[c].end = g.finished() ? kFinished : kFell;
-      } else {
-        live[kept++] = c;
-      }
+      where(g, out[c]);
+      if (out[c].end == kRunning) live[kept++] = c;
     }
     live.resize(kept);
   }

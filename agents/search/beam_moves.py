@@ -1,0 +1,50 @@
+"""The unguided beam search's moves and its diversity: random held key masks for the copies
+of a game, and the next beam chosen by score with at most a few games per cell of (distance,
+torso angle, thigh spread), so that different gaits survive (``BeamSearch`` in
+``agents/search/planner.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.search.state import LEFT_THIGH, RIGHT_THIGH, TORSO
+from sim_env.spec import UNITS_PER_METRE
+
+
+def segments(rng: np.random.Generator, masks: np.ndarray, n: int, horizon: int, lo: int, hi: int) -> np.ndarray:
+    """``n`` rows of ``horizon`` key masks made of held segments."""
+    longest = (horizon + lo - 1) // lo + 1
+    durations = rng.integers(lo, hi + 1, (n, longest))
+    choices = masks[rng.integers(0, len(masks), (n, longest))]
+    ends = np.cumsum(durations, axis=1)
+    t = np.arange(horizon)
+    seg = (t[None, :, None] >= ends[:, None, :]).sum(axis=2)
+    return np.take_along_axis(choices, seg, axis=1).astype(np.int8)
+
+
+def cells(state: np.ndarray, cell_m: float) -> np.ndarray:
+    """Each game's diversity cell: (distance in cells of ``cell_m``, torso angle, thigh spread)."""
+    x = state[:, TORSO, 0] / UNITS_PER_METRE
+    angle = np.round(state[:, TORSO, 2] / 0.35)
+    spread = np.round((state[:, LEFT_THIGH, 2] - state[:, RIGHT_THIGH, 2]) / 0.5)
+    return np.stack([np.floor(x / cell_m), angle, spread], axis=1).astype(np.int64)
+
+
+def select_diverse(score: np.ndarray, cell: np.ndarray, k: int, per_cell: int) -> np.ndarray:
+    """Up to ``k`` indices by score, at most ``per_cell`` per cell (then the rest by score)."""
+    order = np.argsort(-score, kind="stable")
+    _, cell_id = np.unique(cell[order], axis=0, return_inverse=True)
+    cell_id = cell_id.ravel()
+    rank = np.zeros(len(order), dtype=np.int64)
+    seen: dict[int, int] = {}
+    for i, c in enumerate(cell_id):
+        rank[i] = seen.get(int(c), 0)
+        seen[int(c)] = rank[i] + 1
+    first = order[rank < per_cell]
+    if len(first) >= k:
+        return first[:k]
+    rest = order[rank >= per_cell]
+    return np.concatenate([first, rest[: k - len(first)]])
+
+
+__all__ = ["cells", "segments", "select_diverse"]
