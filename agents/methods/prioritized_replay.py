@@ -41,14 +41,23 @@ class SumTree:
             raise IndexError("priority index out of range")
         if np.any(~np.isfinite(priority)) or np.any(priority < 0):
             raise ValueError("priorities must be finite and non-negative")
+        if not index.size:
+            return
         node = index + self.leaves
-        self.tree[node] = priority  # the last of repeated indices wins, as in a loop
+        tree = self.tree
+        tree[node] = priority  # the last of repeated indices wins, as in a loop
+        # Parents level by level. Sorted once, a level's parents stay sorted, so duplicates are
+        # neighbours; once one node is left (the usual case for a few adjacent slots), the rest of
+        # the path is walked with scalars, far cheaper than array calls.
         node = np.unique(node // 2)
-        while node[0] >= 1:
-            self.tree[node] = self.tree[2 * node] + self.tree[2 * node + 1]
-            if node[0] == 1:
-                break
-            node = np.unique(node // 2)
+        while node.size > 1:
+            tree[node] = tree[2 * node] + tree[2 * node + 1]
+            node //= 2
+            node = node[np.concatenate(([True], node[1:] != node[:-1]))]
+        i = int(node[0])
+        while i >= 1:
+            tree[i] = tree[2 * i] + tree[2 * i + 1]
+            i //= 2
 
     def find(self, mass: np.ndarray) -> np.ndarray:
         """For each value in [0, total), the slot whose cumulative-priority interval holds it."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,12 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.training.config import TrainConfig
 from agents.training.evaluate import evaluate_policy_sim, evaluate_start_run
 from agents.training.model_files import model_sidecar, save_model
+
+
+def training_cpu_s(model: Any) -> float:
+    """CPU seconds of the training process, and of its actor process if it has one."""
+    return time.process_time() + float(getattr(model.get_env(), "actor_cpu_s", 0.0))
+
 
 SELECTION_SEED = 1  # the screen's noisy starts; evaluations use seed 0
 CONFIRM_SEED = 2
@@ -73,6 +80,7 @@ class KeepBest(BaseCallback):
 
     def _on_training_start(self) -> None:
         self._next = int(self.model.num_timesteps) + self.every
+        self._wall0, self._cpu0 = time.monotonic(), training_cpu_s(self.model)
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self._next:
@@ -101,6 +109,8 @@ class KeepBest(BaseCallback):
         noisy = evaluate_policy_sim(self.model, opts, episodes=self.episodes, seed=SELECTION_SEED)
         row = {
             "timesteps": int(self.num_timesteps),
+            "wall_s": round(time.monotonic() - self._wall0, 1),  # since this run (or resume) started
+            "cpu_s": round(training_cpu_s(self.model) - self._cpu0, 1),
             "start_run_time_s": t,
             "success_rate": noisy["success_rate"],
             "median_finish_time_s": noisy["median_finish_time_s"],
@@ -134,4 +144,4 @@ class KeepBest(BaseCallback):
         return row
 
 
-__all__ = ["CONFIRM_SEED", "SELECTION_SEED", "KeepBest"]
+__all__ = ["CONFIRM_SEED", "SELECTION_SEED", "KeepBest", "training_cpu_s"]

@@ -97,9 +97,13 @@ class TrainingProgress(BaseCallback):
         )
 
     def _on_training_end(self) -> None:
+        self.close()
+
+    def close(self) -> None:
         if self._bar is not None:
             self._bar.set_postfix_str(self.summary(), refresh=False)
             self._bar.close()
+            self._bar = None
 
 
 class StopOnRequest(BaseCallback):

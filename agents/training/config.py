@@ -48,6 +48,12 @@ class BatchSection:
     num_envs: int = _p(16, "envs stepped together")
     num_threads: int = _p(1, "C++ threads stepping the batch")
     vectorized: bool = _p(True, "true: the batched C++ engine; false: SB3 DummyVecEnv of QwopSim-v0 envs")
+    async_actor: bool = _p(
+        False,
+        "dqn, qrdqn, pddqn: the envs and the acting policy run in a process of their own beside the learner "
+        "(same replay ratio; runs repeat in their settings, not bit for bit)",
+    )
+    actor_sync: int = _p(50, "async_actor: gradient steps between refreshes of the acting policy's weights")
 
 
 @dataclass
@@ -173,6 +179,7 @@ class TrainConfig:
         for where, value, low in (
             ("batch.num_envs", self.batch.num_envs, 1),
             ("batch.num_threads", self.batch.num_threads, 1),
+            ("batch.actor_sync", self.batch.actor_sync, 1),
             ("run.total_timesteps", self.run.total_timesteps, 1),
             ("run.eval_episodes", self.run.eval_episodes, 1),
             ("run.torch_threads", self.run.torch_threads, 1),
@@ -223,6 +230,8 @@ class TrainConfig:
             )
         if self.algo.demo_margin > 0 and (self.algo.name != "pddqn" or self.algo.reward_heads):
             raise UserInputError("algo.demo_margin needs algo.name=pddqn with the scalar critic (no reward_heads)")
+        if self.batch.async_actor and (not algo.off_policy or self.algo.rnd_weight > 0 or self.distill.teacher):
+            raise UserInputError("batch.async_actor needs dqn, qrdqn or pddqn, without algo.rnd_weight or distillation")
         if self.env.start_runs:
             self.start_keys()  # readable, with at least one run from the click to begin
         if self.imitation.inject and not algo.off_policy:

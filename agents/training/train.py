@@ -22,8 +22,9 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 from agents.interrupts import StopRequest
-from agents.training.algorithms import algo_class, algorithm
-from agents.training.build import build_model, load_demos, make_env
+from agents.training.actor_learner import ActorDiedError
+from agents.training.algorithms import algorithm
+from agents.training.build import build_model, load_demos, make_env, training_class
 from agents.training.callbacks import (
     ScheduleHorizon,
     SidecarCheckpoint,
@@ -138,7 +139,7 @@ def _train_in(
     env = make_env(cfg)
     tb = str(run_dir / "tb")
     if resume:
-        cls = algo_class(cfg.algo.name)
+        cls = training_class(cfg)
         model = cls.load(
             resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=moved_classes(Path(resume))
         )
@@ -232,16 +233,25 @@ def _train_in(
             log=log,
         )
     else:
+        progress = None
         if cfg.run.progress_bar:
             log(f"TensorBoard logs: {tb} (watch with: tensorboard --logdir {tb})")
-            callbacks.append(TrainingProgress(total, cfg.run.minutes * 60.0))  # a time budget: seconds
-        model.learn(
-            total_timesteps=total,
-            callback=CallbackList(callbacks),
-            progress_bar=False,  # TrainingProgress shows the budget and the latest episodes
-            reset_num_timesteps=not resume,
-            tb_log_name="tb",
-        )
+            progress = TrainingProgress(total, cfg.run.minutes * 60.0)  # a time budget: seconds
+            callbacks.append(progress)
+        try:
+            model.learn(
+                total_timesteps=total,
+                callback=CallbackList(callbacks),
+                progress_bar=False,  # TrainingProgress shows the budget and the latest episodes
+                reset_num_timesteps=not resume,
+                tb_log_name="tb",
+            )
+        except ActorDiedError as exc:  # the learner's work so far is kept
+            if progress is not None:
+                progress.close()
+            kept = _save_interrupted(model, cfg, run_dir, env, time.monotonic() - t0, steps0, "the actor died")
+            raise ActorDiedError(f"{exc}; the model so far is saved, continue with: {resume_command(kept)}") from None
+        env.close()  # an actor process stops here, before the final evaluation
     train_s = time.monotonic() - t0
     if stop.requested:
         return _save_interrupted(model, cfg, run_dir, env, train_s, steps0, stop.signal_name)

@@ -1,0 +1,156 @@
+"""The actor process beside the learner (batch.async_actor): the learner stores exactly the
+transitions the simulator made under the actor's actions, the actor acts with the weights it
+is sent, and a dead actor stops the run in one line with the learner's model saved."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.support import REPO
+
+pytest.importorskip("stable_baselines3")
+
+SMALL = [
+    'algo.name="pddqn"',
+    "batch.num_envs=4",
+    "batch.async_actor=true",
+    "algo.learning_starts=400",
+    "algo.buffer_size=5000",
+    "algo.batch_size=64",
+    "run.total_timesteps=4000",
+    "run.progress_bar=false",
+    "run.checkpoint_every=0",
+    "run.eval_episodes=1",
+]
+
+
+def _model(overrides: list[str]):
+    from agents.training.build import build_model, make_env
+    from agents.training.config import load_config
+
+    cfg = load_config(None, [*SMALL, *overrides])
+    return cfg, build_model(cfg, make_env(cfg), None)
+
+
+def test_the_learner_stores_the_simulators_own_transitions() -> None:
+    from sim_env.vec_env import QwopVecEnv
+
+    cfg, model = _model([])
+    try:
+        model.learn(total_timesteps=1200)
+        rb = model.replay_buffer
+        steps = rb.pos
+        assert steps == 1200 // 4 and model.num_timesteps == 1200
+        assert model.env.chunks_received > 0 and rb.dones[:steps].any()  # episodes ended and began again
+        # the same actions from the same seed in a fresh simulator give the stored observations
+        vec = QwopVecEnv(4, 1, **cfg.env_options())
+        obs, _ = vec.reset(seed=cfg.run.seed)
+        for t in range(steps):
+            np.testing.assert_array_equal(rb.observations[t], obs)
+            nxt, reward, term, trunc, info = vec.step(rb.actions[t, :, 0].astype(np.int64))
+            np.testing.assert_array_equal(rb.rewards[t], reward.astype(np.float32))
+            done = term | trunc
+            np.testing.assert_array_equal(rb.dones[t], done.astype(np.float32))
+            expected_next = np.array([info["final_obs"][i] if done[i] else nxt[i] for i in range(4)])
+            np.testing.assert_array_equal(rb.next_observations[t], expected_next)
+            obs = nxt
+    finally:
+        model.env.close()
+
+
+def test_the_actor_acts_with_the_weights_it_is_sent() -> None:
+    import torch
+
+    # no exploration, weights that do not move: after the first refresh the actor's actions
+    # are the learner's network's own greedy choices
+    _, model = _model(
+        [
+            "batch.actor_sync=1",
+            "algo.exploration_fraction=0.0001",
+            "algo.exploration_final_eps=0.0",
+            "algo.learning_rate=1e-30",
+        ]
+    )
+    try:
+        model.learn(total_timesteps=2000)
+        rb = model.replay_buffer
+        from agents.training.actor_learner import CHUNK, QUEUE_CHUNKS
+
+        # learning has started, and the random chunks queued before the first refresh are through
+        start = 400 // 4 + (QUEUE_CHUNKS + 3) * CHUNK
+        obs = torch.as_tensor(rb.observations[start : rb.pos].reshape(-1, rb.observations.shape[-1]))
+        with torch.no_grad():
+            greedy = model.q_net(obs).argmax(dim=1).numpy()
+        np.testing.assert_array_equal(rb.actions[start : rb.pos, :, 0].reshape(-1), greedy)
+        random_part = rb.actions[: 400 // 4, :, 0]
+        assert len(np.unique(random_part)) == model.action_space.n  # uniformly random before learning starts
+    finally:
+        model.env.close()
+
+
+def test_async_actor_needs_the_dqn_family() -> None:
+    from agents.training.config import load_config
+    from sim_env.errors import UserInputError
+
+    with pytest.raises(UserInputError, match="async_actor needs dqn"):
+        load_config(None, ['algo.name="ppo"', "batch.async_actor=true"])
+    with pytest.raises(UserInputError, match="actor_sync must be at least 1"):
+        load_config(None, [*SMALL, "batch.actor_sync=0"])
+
+
+def test_an_error_in_the_actor_reaches_the_learner_as_one_line() -> None:
+    import multiprocessing
+
+    from agents.training.actor_learner import _act
+
+    reader, writer = multiprocessing.Pipe(duplex=False)
+    _act(b"not a configuration", b"", writer, multiprocessing.Queue(), 0)
+    kind, message = reader.recv()
+    assert kind == "error" and message.startswith("_pickle.UnpicklingError"), message
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+@pytest.mark.slow
+def test_a_dead_actor_ends_the_run_in_one_line_and_keeps_the_model(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    log = tmp_path / "train.log"
+    args = ["train", "--steps", "100000000", "--name", "dies", "--set", f'run.out_dir="{runs}"']
+    sets = [x for s in SMALL if "progress_bar" not in s for x in ("--set", s)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.cli", *args, *sets],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=log.open("w"),
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    end = time.monotonic() + 180
+    actor: list[int] = []
+    while not actor or "steps" not in log.read_text():
+        assert proc.poll() is None and time.monotonic() < end, log.read_text()[-2000:]
+        actor = [p for p in _children(proc.pid) if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]
+        time.sleep(0.2)
+    time.sleep(2)
+    for p in actor:
+        os.kill(p, signal.SIGKILL)
+    proc.communicate(timeout=120)
+    err = log.read_text()
+    last = err.strip().splitlines()[-1]
+    assert proc.returncode == 2, err[-2000:]
+    assert "Traceback" not in err
+    assert last.startswith("error: the actor process stopped (exit code -9)")
+    assert re.search(r"continue with: qwop train --resume \S+interrupted.zip", last), last
+    assert (runs / "dies" / "interrupted.zip").is_file()
