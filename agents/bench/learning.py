@@ -91,11 +91,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="runs/learning")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="budgets in CPU-minutes or wall minutes")
     ap.add_argument("--resume", metavar="CHECKPOINT", help="go on training this model (budgets count from here)")
+    ap.add_argument(
+        "--to-record",
+        action="store_true",
+        help="time to record: the config's whole chain on the wall clock (agents/bench/time_to_record.py)",
+    )
     args = ap.parse_args(argv)
 
     cfg = load_config(args.config, args.set)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.to_record:
+        from agents.bench.time_to_record import run as time_to_record
+
+        time_to_record(cfg, args.minutes, out, log=lambda s: print(s, flush=True))
+        return 0
     marks = Marks(args.minutes, out, cfg, lambda s: print(s, flush=True), clock=args.clock)
     # `qwop train` itself (behaviour cloning, demo injection, RND as configured), stopped by
     # the last budget (marks); its schedules run over run.total_timesteps

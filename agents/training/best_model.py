@@ -27,6 +27,7 @@ per model looked at more closely: start run and noisy evaluation).
 from __future__ import annotations
 
 import json
+import resource
 import shutil
 import time
 from pathlib import Path
@@ -39,9 +40,15 @@ from agents.training.evaluate import evaluate_policy_sim, evaluate_start_run
 from agents.training.model_files import model_sidecar, save_model
 
 
+def process_cpu_s() -> float:
+    """CPU seconds of this process so far and of its child processes that ended."""
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + ended.ru_utime + ended.ru_stime
+
+
 def training_cpu_s(model: Any) -> float:
-    """CPU seconds of the training process, and of its actor process if it has one."""
-    return time.process_time() + float(getattr(model.get_env(), "actor_cpu_s", 0.0))
+    """``process_cpu_s`` and the running actor process's (as of its latest chunk), if any."""
+    return process_cpu_s() + float(getattr(model.get_env(), "actor_cpu_s", 0.0))
 
 
 SELECTION_SEED = 1  # the screen's noisy starts; evaluations use seed 0
@@ -81,6 +88,7 @@ class KeepBest(BaseCallback):
     def _on_training_start(self) -> None:
         self._next = int(self.model.num_timesteps) + self.every
         self._wall0, self._cpu0 = time.monotonic(), training_cpu_s(self.model)
+        self._steps0 = int(self.model.num_timesteps)
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self._next:
@@ -109,8 +117,12 @@ class KeepBest(BaseCallback):
         noisy = evaluate_policy_sim(self.model, opts, episodes=self.episodes, seed=SELECTION_SEED)
         row = {
             "timesteps": int(self.num_timesteps),
-            "wall_s": round(time.monotonic() - self._wall0, 1),  # since this run (or resume) started
+            # since this run (or stage, or resume) began to train; clock: the epoch, for spans across stages
+            "steps": int(self.num_timesteps) - self._steps0,
+            "wall_s": round(time.monotonic() - self._wall0, 1),
             "cpu_s": round(training_cpu_s(self.model) - self._cpu0, 1),
+            "clock": time.time(),
+            "process_cpu_s": training_cpu_s(self.model),
             "start_run_time_s": t,
             "success_rate": noisy["success_rate"],
             "median_finish_time_s": noisy["median_finish_time_s"],
@@ -144,4 +156,4 @@ class KeepBest(BaseCallback):
         return row
 
 
-__all__ = ["CONFIRM_SEED", "SELECTION_SEED", "KeepBest", "training_cpu_s"]
+__all__ = ["CONFIRM_SEED", "SELECTION_SEED", "KeepBest", "process_cpu_s", "training_cpu_s"]

@@ -251,6 +251,9 @@ def _train_in(
                 progress.close()
             kept = _save_interrupted(model, cfg, run_dir, env, time.monotonic() - t0, steps0, "the actor died")
             raise ActorDiedError(f"{exc}; the model so far is saved, continue with: {resume_command(kept)}") from None
+        except BaseException:
+            env.close()  # an actor process stops with the learner
+            raise
         env.close()  # an actor process stops here, before the final evaluation
     train_s = time.monotonic() - t0
     if stop.requested:
