@@ -10,6 +10,7 @@ start is the same run. Evaluation episodes therefore start with a few random upd
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,10 +83,13 @@ def rollouts(
     seed: int = 0,
     progress: bool = False,
     late_decision_prob: float = 0.0,
+    max_failures: int | None = None,
 ) -> list[Episode]:
     """Run ``episodes`` episodes of a policy (SB3 ``predict``) in the batched simulator;
     ``progress`` shows a bar of finished episodes. ``late_decision_prob`` (the env option,
-    whatever the model was trained with) emulates real-time play's late decisions."""
+    whatever the model was trained with) emulates real-time play's late decisions. With
+    ``max_failures``, stops as soon as more episodes than that did not finish: the episodes
+    returned are then the first of the full evaluation's (episodes end in the same order)."""
     if episodes < 1:
         raise UserInputError(f"episodes must be at least 1, got {episodes}")
     from tqdm import tqdm
@@ -118,6 +122,8 @@ def rollouts(
                 )
             )
             bar.update(min(1, episodes - bar.n))
+        if max_failures is not None and sum(not e.finished for e in done[:episodes]) > max_failures:
+            break
     bar.close()
     env.close()
     return done[:episodes]
@@ -141,9 +147,13 @@ def evaluate_policy_sim(
     seed: int = 0,
     progress: bool = False,
     late_decision_prob: float = 0.0,
+    min_success: float | None = None,
 ) -> dict[str, Any]:
     """Evaluate any policy with SB3's ``predict(obs, deterministic)`` in the batched simulator
-    (``late_decision_prob``: see :func:`rollouts`)."""
+    (``late_decision_prob``: see :func:`rollouts`). With ``min_success``, stops once that
+    share of ``episodes`` can no longer finish (the report then has ``"below": True`` and
+    covers the episodes run)."""
+    max_failures = None if min_success is None else episodes - math.ceil(min_success * episodes - 1e-9)
     eps = rollouts(
         model,
         env_options,
@@ -156,8 +166,11 @@ def evaluate_policy_sim(
         seed,
         progress,
         late_decision_prob,
+        max_failures,
     )
     report = _report([e.score for e in eps], [e.time_s for e in eps], [e.finished for e in eps], [e.fell for e in eps])
+    if len(eps) < episodes:
+        report["below"] = True
     report["best_keys"] = best_episode(eps)[1].tolist()
     report["where"] = "simulator"
     if late_decision_prob:
