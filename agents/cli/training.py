@@ -31,6 +31,12 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--gif", help="write a GIF of the best evaluation run")
     p.add_argument("--print-config", action="store_true", help="print the full configuration and exit")
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="run --seeds trials (and --set lists as a grid) on a Ray cluster: HOST:PORT, or local",
+    )
+    p.add_argument("--seeds", type=positive_int, default=1, help="--ray: seeds per grid point (default 1)")
     p.set_defaults(func=_train)
     p = sub.add_parser("eval", help="evaluate a model in the simulator or in the browser")
     p.add_argument("model", nargs="?", help="model .zip (default: the shipped pretrained model)")
@@ -114,7 +120,16 @@ def _train(args: argparse.Namespace) -> int:
 
     if args.minutes is not None and args.steps is not None:
         raise UserInputError("give --minutes or --steps, not both")
-    cfg = load_config(args.config, list(args.set or []))
+    sets = list(args.set or [])
+    if args.ray:
+        from agents.training.ray_trials import plan
+
+        if args.resume:
+            raise UserInputError("--ray starts new trials; resume a trial with qwop train --resume on its own")
+        sets, _ = plan(sets, 1, 0)  # the single values; lists are the grid's axes
+    elif args.seeds != 1:
+        raise UserInputError("--seeds runs trials on Ray: add --ray local (this machine) or --ray HOST:PORT")
+    cfg = load_config(args.config, sets)
     if args.algo:
         cfg.algo.name = args.algo
     if args.resume:
@@ -135,6 +150,14 @@ def _train(args: argparse.Namespace) -> int:
         return 0
     check_demo_files(cfg.imitation.pretrain, "--pretrain")
     check_demo_files(cfg.imitation.inject, "--inject")
+    if args.ray:
+        from agents.training.ray_trials import plan, run_trials
+
+        _, trials = plan(list(args.set or []), args.seeds, cfg.run.seed)
+        result = run_trials(cfg, trials, args.ray)
+        if result["interrupted"]:
+            return 130
+        return 0 if result["best"] is not None else 1
     from agents.training.evaluate import format_report, gif_of_keys
     from agents.training.model_files import check_model_file
     from agents.training.train import resume_command, summarize, train

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 import sim_env
-from sim_env.errors import UserInputError
+from agents.ray_cluster import connect
 
 
 def _games(snapshots: list[bytes], sincos: str) -> sim_env.GameSet:
@@ -41,26 +41,7 @@ class RayExpander:
     """Expands stages on Ray workers (one task per worker and stage)."""
 
     def __init__(self, address: str, workers: int | None = None, connect_timeout_s: float = 30.0) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise UserInputError("--ray needs the ray package: .venv/bin/pip install 'ray>=2.9'") from None
-        self.ray = ray
-        if address != "local":
-            _check_answers(address, connect_timeout_s)
-        try:
-            if address == "local":
-                ray.init(
-                    num_cpus=workers,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    _node_ip_address="127.0.0.1",
-                )
-            else:
-                ray.init(address=address, log_to_driver=False)
-        except Exception as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UserInputError(f"cannot connect to the Ray cluster at {address!r}: {first}") from None
+        self.ray = ray = connect(address, workers, connect_timeout_s)
         self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self._remote = ray.remote(num_cpus=1)(_expand_block)
         self._remote_rollouts = ray.remote(num_cpus=1)(_rollout_block)
@@ -92,24 +73,6 @@ class RayExpander:
 
     def close(self) -> None:
         self.ray.shutdown()
-
-
-def _check_answers(address: str, timeout_s: float) -> None:
-    """Fail in one line, quickly, when nothing listens at a Ray address (host:port)."""
-    import socket
-
-    hostport = address.split("://", 1)[-1]
-    host, _, port = hostport.rpartition(":")
-    if not host or not port.isdigit():
-        raise UserInputError(f"--ray takes 'local' or a cluster address HOST:PORT, got {address!r}")
-    try:
-        with socket.create_connection((host, int(port)), timeout=min(timeout_s, 5.0)):
-            pass
-    except OSError as exc:
-        raise UserInputError(
-            f"the Ray cluster at {address!r} does not answer ({exc.strerror or exc}); "
-            "start it with `ray start --head` or use --ray local"
-        ) from None
 
 
 def games_sincos(games: sim_env.GameSet) -> str:

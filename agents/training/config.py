@@ -299,7 +299,7 @@ def from_dict(data: dict[str, Any], base: TrainConfig | None = None) -> TrainCon
         raise UserInputError(_one_line(exc)) from None
 
 
-def _parse_override(item: str) -> tuple[str, str, Any]:
+def parse_override(item: str) -> tuple[str, str, Any]:
     if "=" not in item or "." not in item.split("=", 1)[0]:
         raise UserInputError(f"override {item!r} must look like section.key=value")
     key, raw = item.split("=", 1)
@@ -323,7 +323,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UserInputError(f"{p} is not valid TOML (UTF-8): {exc}") from exc
     for item in overrides or []:
-        section, name, value = _parse_override(item)
+        section, name, value = parse_override(item)
         if section in data and not isinstance(data[section], dict):
             raise UserInputError(f"[{section}] must be a table")
         data.setdefault(section, {})[name] = value
@@ -341,7 +341,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
 
 
 def _override_keys(overrides: list[str] | None) -> set[str]:
-    return {name for section, name, _ in map(_parse_override, overrides or []) if section == "run"}
+    return {name for section, name, _ in map(parse_override, overrides or []) if section == "run"}
 
 
 def _inline(value: Any) -> str:
