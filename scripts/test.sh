@@ -19,6 +19,9 @@ echo "== benchmark smoke runs"
 "$PY" -m agents.bench.browser --quick
 "$PY" -m agents.bench.search --quick
 "$PY" -m agents.bench.search --quick --guide
+ttr=$(mktemp -d)  # the record recipe as it trains: actor and learner side by side, 12 s
+"$PY" -m agents.bench.learning --to-record --minutes 0.2 --config agents/recipes/record.toml --out "$ttr"
+rm -rf "$ttr"
 echo "== pytest, every tier (the fast one alone: pytest; see docs/setup.md)"
 set +e
 "$PY" -m pytest -q -m "" "$@"

@@ -50,6 +50,7 @@ class _Outbox:
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
+        self.closed = False
         self.waiting: queue.Queue[Any] = queue.Queue(maxsize=QUEUE_CHUNKS)
         threading.Thread(target=self._send, daemon=True).start()
 
@@ -61,10 +62,17 @@ class _Outbox:
         except OSError:
             self.closed = True  # the learner closed its end: it is stopping us
 
-    closed = False
-
     def put(self, message: Any) -> None:
-        self.waiting.put(message)
+        """Waits while the learner is behind; ends the actor once the learner is gone (even
+        killed: then nobody would ever read, or stop us)."""
+        parent = multiprocessing.parent_process()
+        while True:
+            try:
+                self.waiting.put(message, timeout=_POLL_S)
+                return
+            except queue.Full:
+                if self.closed or (parent is not None and not parent.is_alive()):
+                    raise SystemExit(0) from None
 
     def flush(self, timeout: float = 10.0) -> None:
         """Waits until what was put has been sent (the learner reads our last words)."""
@@ -97,6 +105,7 @@ def _act(cfg_data: bytes, q_net: bytes, conn: Any, control: Any, seed: int) -> N
         obs = env.reset()
         data.put(("reset", obs))
         eps: float | None = None  # None: uniformly random actions (before learning starts)
+        state = None  # the newest weights sent, loaded once however many came
         while True:
             while True:  # the latest weights sent, if any (a queue: the learner never waits on us)
                 try:
@@ -106,7 +115,9 @@ def _act(cfg_data: bytes, q_net: bytes, conn: Any, control: Any, seed: int) -> N
                 if msg is None:
                     return
                 state, eps = msg
+            if state is not None:
                 net.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()})
+                state = None
             chunk = []
             for _ in range(CHUNK):
                 if eps is None:

@@ -81,16 +81,16 @@ def test_the_actor_acts_with_the_weights_it_is_sent() -> None:
         ]
     )
     try:
-        model.learn(total_timesteps=2000)
+        model.learn(total_timesteps=4000)
         rb = model.replay_buffer
-        from agents.training.actor_learner import CHUNK, QUEUE_CHUNKS
-
-        # learning has started, and the random chunks queued before the first refresh are through
-        start = 400 // 4 + (QUEUE_CHUNKS + 3) * CHUNK
-        obs = torch.as_tensor(rb.observations[start : rb.pos].reshape(-1, rb.observations.shape[-1]))
+        # the weights reach the actor within a few chunks of learning's start (how many depends
+        # on the two processes' timing); the second half of the run is all greedy
+        half = rb.pos // 2
+        assert half > 400 // 4 + 100
+        obs = torch.as_tensor(rb.observations[half : rb.pos].reshape(-1, rb.observations.shape[-1]))
         with torch.no_grad():
             greedy = model.q_net(obs).argmax(dim=1).numpy()
-        np.testing.assert_array_equal(rb.actions[start : rb.pos, :, 0].reshape(-1), greedy)
+        np.testing.assert_array_equal(rb.actions[half : rb.pos, :, 0].reshape(-1), greedy)
         random_part = rb.actions[: 400 // 4, :, 0]
         assert len(np.unique(random_part)) == model.action_space.n  # uniformly random before learning starts
     finally:
