@@ -106,6 +106,7 @@ def _next_stage(
     then = Path(cfg.run.then)
     nxt = load_config(then)
     # Where and how the chain runs is the first stage's; what it trains is the next config's.
+    # A time budget (qwop train --minutes) caps every stage that has none of its own.
     nxt.run = replace(
         nxt.run,
         out_dir=str(run_dir),
@@ -113,6 +114,7 @@ def _next_stage(
         progress_bar=cfg.run.progress_bar,
         device=cfg.run.device,
         torch_threads=cfg.run.torch_threads,
+        minutes=nxt.run.minutes or cfg.run.minutes,
     )
     kept = run_dir / "best" / "best.zip"
     start = kept if kept.is_file() else Path(summary["model"])

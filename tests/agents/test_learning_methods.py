@@ -557,6 +557,20 @@ def test_a_recipe_runs_its_next_stage_from_the_kept_model(tmp_path):
     assert any("next stage second.toml" in line for line in lines)
 
 
+def test_a_time_budget_caps_every_stage_of_a_chain(tmp_path):
+    from agents.training.config import load_config
+    from agents.training.train import train
+
+    recipes = tmp_path / "recipes"
+    recipes.mkdir()
+    (recipes / "first.toml").write_text(_STAGE + 'steps = 1000000000\nthen = "second.toml"\n')
+    (recipes / "second.toml").write_text(_STAGE + "steps = 1000000000\n")
+    sets = [f'run.out_dir="{tmp_path / "runs"}"', 'run.name="capped"', "run.minutes=0.03"]  # qwop train --minutes
+    summary = train(load_config(recipes / "first.toml", sets), log=lambda s: None)
+    first, second = summary["stages"]
+    assert 0 < first["timesteps"] < second["timesteps"] < 10**8  # both stages ran, each stopped by time
+
+
 def test_a_stage_chain_that_loops_is_refused_before_training(tmp_path):
     from agents.training.config import load_config
     from agents.training.train import train
