@@ -16,7 +16,6 @@ confirmed on.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 from dataclasses import replace
@@ -50,13 +49,11 @@ class WallMarks(BaseCallback):
         self.rows: list[dict[str, Any]] = []
         self.record: dict[str, Any] | None = None
         self._checked = 0.0
+        self._last_cpu = self.cpu0
 
     def _on_training_start(self) -> None:
         self.steps0 = int(self.model.num_timesteps)
         self.stages.append((Path(self.model.tensorboard_log).parent, self.steps_before))
-
-    def _on_training_end(self) -> None:
-        self.steps_before += int(self.model.num_timesteps) - self.steps0
 
     def steps(self) -> int:
         return self.steps_before + int(self.num_timesteps) - self.steps0
@@ -99,22 +96,36 @@ class WallMarks(BaseCallback):
             self._check_record()
         while self.marks and (now - self.wall0) / 60.0 >= self.marks[0]:
             self._check_record()
-            m = self.marks.pop(0)
-            kept = self.kept()
-            fastest = min(kept, key=lambda r: r["start_run_time_s"]) if kept else None
-            row = {
-                "wall_min": m,
-                "cpu_min": round((training_cpu_s(self.model) - self.cpu0) / 60.0, 1),
-                "env_steps": self.steps(),
-                "stage": len(self.stages),
-                "kept_start_run_time_s": fastest["start_run_time_s"] if fastest else None,
-                "kept_success_rate": fastest["judged_success_rate"] if fastest else None,
-            }
-            self.rows.append(row)
-            self.log(f"after {m:g} wall-min: {format_row(row)}")
+            self.add_row(self.marks.pop(0), training_cpu_s(self.model), self.steps())
         if not self.marks:
             raise BudgetSpentError
         return True
+
+    def _on_training_end(self) -> None:
+        self.steps_before += int(self.model.num_timesteps) - self.steps0
+        self._last_cpu = training_cpu_s(self.model)
+
+    def add_row(self, minutes: float, cpu_s: float, steps: int, end: bool = False) -> None:
+        kept = self.kept()
+        fastest = min(kept, key=lambda r: r["start_run_time_s"]) if kept else None
+        row = {
+            "wall_min": round(minutes, 1),
+            "cpu_min": round((cpu_s - self.cpu0) / 60.0, 1),
+            "env_steps": steps,
+            "stage": len(self.stages),
+            "kept_start_run_time_s": fastest["start_run_time_s"] if fastest else None,
+            "kept_success_rate": fastest["judged_success_rate"] if fastest else None,
+        }
+        if end:
+            row["end"] = True  # the chain ended before the last mark
+        self.rows.append(row)
+        self.log(f"{'at the end, ' if end else 'after '}{row['wall_min']:g} wall-min: {format_row(row)}")
+
+    def chain_ended(self) -> None:
+        """The last row when every stage ended before the last mark."""
+        if self.marks and self.stages:
+            self._check_record()
+            self.add_row((time.monotonic() - self.wall0) / 60.0, self._last_cpu, self.steps_before, end=True)
 
 
 def format_row(r: dict[str, Any]) -> str:
@@ -133,7 +144,8 @@ def format_table(rows: list[dict[str, Any]], record: dict[str, Any] | None, targ
         kept = "-"
         if r["kept_start_run_time_s"] is not None:
             kept = f"{r['kept_start_run_time_s']:.2f} s ({r['kept_success_rate']:.1%})"
-        lines.append(f"| {r['wall_min']:g} | {r['cpu_min']:.1f} | {r['env_steps']:,} | {r['stage']} | {kept} |")
+        when = f"{r['wall_min']:g} (end)" if r.get("end") else f"{r['wall_min']:g}"
+        lines.append(f"| {when} | {r['cpu_min']:.1f} | {r['env_steps']:,} | {r['stage']} | {kept} |")
     if record is None:
         lines.append(f"\nno model under {target_s:.2f} s with the noisy starts finished yet")
     else:
@@ -151,8 +163,11 @@ def run(cfg: TrainConfig, minutes: list[float], out: Path, log: Any = print) -> 
     target = cfg.run.best_target_s or 47.34
     marks = WallMarks(minutes, target, cfg.run.best_min_success, log)
     run_cfg = replace(cfg, run=replace(cfg.run, minutes=0.0, out_dir=str(out), name="run"))
-    with contextlib.suppress(BudgetSpentError):
+    try:
         train(run_cfg, log=log, callbacks=[marks])
+        marks.chain_ended()
+    except BudgetSpentError:
+        pass
     marks._check_record()
     result = {"rows": marks.rows, "record": marks.record, "target_s": target, "marks": minutes}
     (out / "time_to_record.json").write_text(json.dumps(result, indent=2))

@@ -45,6 +45,20 @@ def test_marks_span_the_stages_of_the_chain(tmp_path: Path) -> None:
     assert (out / "run" / "final.zip").is_file()  # the first stage ended; the second was cut by the budget
 
 
+def test_a_chain_that_ends_before_the_last_mark_gets_a_last_row(tmp_path: Path) -> None:
+    from agents.bench.learning import main
+
+    recipes = tmp_path / "recipes"
+    recipes.mkdir()
+    (recipes / "first.toml").write_text(_STAGE + 'steps = 800\nthen = "second.toml"\n')
+    (recipes / "second.toml").write_text(_STAGE + "steps = 800\n")
+    out = tmp_path / "bench"
+    assert main(["--to-record", "--minutes", "30", "--config", str(recipes / "first.toml"), "--out", str(out)]) == 0
+    (row,) = json.loads((out / "time_to_record.json").read_text())["rows"]
+    assert row["end"] and row["stage"] == 2 and 0 < row["wall_min"] < 30
+    assert row["env_steps"] >= 1600 and row["cpu_min"] > 0
+
+
 def _kept(folder: Path, rows: list[dict]) -> None:
     (folder / "best").mkdir(parents=True)
     (folder / "best" / "best.json").write_text(json.dumps(rows))
