@@ -96,14 +96,14 @@ class WallMarks(BaseCallback):
             self._check_record()
         while self.marks and (now - self.wall0) / 60.0 >= self.marks[0]:
             self._check_record()
-            self.add_row(self.marks.pop(0), training_cpu_s(self.model), self.steps())
+            self.add_row(self.marks.pop(0), training_cpu_s(), self.steps())
         if not self.marks:
             raise BudgetSpentError
         return True
 
     def _on_training_end(self) -> None:
         self.steps_before += int(self.model.num_timesteps) - self.steps0
-        self._last_cpu = training_cpu_s(self.model)
+        self._last_cpu = training_cpu_s()
 
     def add_row(self, minutes: float, cpu_s: float, steps: int, end: bool = False) -> None:
         kept = self.kept()

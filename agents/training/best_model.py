@@ -27,6 +27,8 @@ per model looked at more closely: start run and noisy evaluation).
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import resource
 import shutil
 import time
@@ -46,65 +48,58 @@ def process_cpu_s() -> float:
     return time.process_time() + ended.ru_utime + ended.ru_stime
 
 
-def training_cpu_s(model: Any) -> float:
-    """``process_cpu_s`` and the running actor process's (as of its latest chunk), if any."""
-    return process_cpu_s() + float(getattr(model.get_env(), "actor_cpu_s", 0.0))
+def training_cpu_s() -> float:
+    """``process_cpu_s`` and that of the child processes still running (a run's actor and judge)."""
+    import psutil
+
+    total = process_cpu_s()
+    for child in multiprocessing.active_children():
+        try:
+            used = psutil.Process(child.pid).cpu_times()
+        except psutil.Error:  # it ended meanwhile (then counted by process_cpu_s from its join on)
+            continue
+        total += used.user + used.system
+    return total
 
 
 SELECTION_SEED = 1  # the screen's noisy starts; evaluations use seed 0
 CONFIRM_SEED = 2
 
 
-class KeepBest(BaseCallback):
-    """Saves the models whose standard-start run is the fastest finish so far among those
-    finishing at least ``min_success`` of ``episodes`` noisy starts (and of
-    ``confirm_episodes`` more); under ``target`` seconds, the most reliable (see the module)."""
+class ModelJudge:
+    """The verdicts on the models a run looks at: the fastest from the standard start among
+    those finishing at least ``min_success`` of ``episodes`` noisy starts (and of
+    ``confirm_episodes`` more); under ``target`` seconds, the most reliable (see the module).
+    Kept models are saved in ``folder``, every verdict is a row of ``folder/best.json``."""
 
     def __init__(
         self,
         cfg: TrainConfig,
         folder: Path,
-        every: int,
         min_success: float,
         episodes: int,
         confirm_episodes: int = 0,
-        log: Any = print,
         target: float = 0.0,
     ) -> None:
-        super().__init__()
         self.cfg = cfg
         self.folder = folder
-        self.every = every
         self.min_success = min_success
         self.episodes = episodes
         self.confirm_episodes = confirm_episodes
-        self.log = log
         self.target = target
         self.best_time: float | None = None
         self.best_rate: float | None = None  # the latest kept model's share of judged starts finished
         self.rows: list[dict[str, Any]] = []
-        self._next = 0
-        self._wall0, self._cpu0, self._steps0 = time.monotonic(), process_cpu_s(), 0
-
-    def _on_training_start(self) -> None:
-        self._next = int(self.model.num_timesteps) + self.every
-        self._wall0, self._cpu0 = time.monotonic(), training_cpu_s(self.model)
-        self._steps0 = int(self.model.num_timesteps)
-
-    def _on_step(self) -> bool:
-        if self.num_timesteps >= self._next:
-            self._next = int(self.num_timesteps) + self.every
-            self.look()
-        return True
 
     def _phase_two(self) -> bool:
         """A kept model already runs under the target: from now on reliability counts."""
         return self.target > 0 and self.best_time is not None and self.best_time < self.target
 
-    def look(self) -> dict[str, Any] | None:
-        """Judges the model as it is now; returns its row if it was looked at closely."""
+    def judge(self, model: Any, meta: dict[str, Any]) -> dict[str, Any] | None:
+        """Judges ``model`` (made at ``meta["timesteps"]``); returns its row (``meta`` and the
+        verdict) if it was looked at closely, None if its start run already ruled it out."""
         opts = self.cfg.env_options()
-        start = evaluate_start_run(self.model, opts)
+        start = evaluate_start_run(model, opts)
         if not start["best_run_finished"]:
             return None
         t = float(start["best_run_time_s"])
@@ -116,15 +111,9 @@ class KeepBest(BaseCallback):
         elif self.best_time is not None and t >= self.best_time:
             return None
         # Stopped as soon as the bar is out of reach: the same verdict, a fraction of the work.
-        noisy = evaluate_policy_sim(self.model, opts, episodes=self.episodes, seed=SELECTION_SEED, min_success=bar)
+        noisy = evaluate_policy_sim(model, opts, episodes=self.episodes, seed=SELECTION_SEED, min_success=bar)
         row = {
-            "timesteps": int(self.num_timesteps),
-            # since this run (or stage, or resume) began to train; clock: the epoch, for spans across stages
-            "steps": int(self.num_timesteps) - self._steps0,
-            "wall_s": round(time.monotonic() - self._wall0, 1),
-            "cpu_s": round(training_cpu_s(self.model) - self._cpu0, 1),
-            "clock": time.time(),
-            "process_cpu_s": training_cpu_s(self.model),
+            **meta,
             "start_run_time_s": t,
             "success_rate": noisy["success_rate"],
             "median_finish_time_s": noisy["median_finish_time_s"],
@@ -136,7 +125,7 @@ class KeepBest(BaseCallback):
         n, rate = self.episodes, noisy["success_rate"]
         if row["kept"] and self.confirm_episodes > 0:
             again = evaluate_policy_sim(
-                self.model, opts, episodes=self.confirm_episodes, seed=CONFIRM_SEED, min_success=self.min_success
+                model, opts, episodes=self.confirm_episodes, seed=CONFIRM_SEED, min_success=self.min_success
             )
             row["confirm_success_rate"] = again["success_rate"]
             row["confirm_median_finish_time_s"] = again["median_finish_time_s"]
@@ -146,20 +135,145 @@ class KeepBest(BaseCallback):
         if row["kept"] and self._phase_two():
             row["kept"] = rate > (self.best_rate or 0.0)
         row["judged_success_rate"] = rate
+        row["judged_episodes"] = n
         self.folder.mkdir(parents=True, exist_ok=True)
         if row["kept"]:
             self.best_time, self.best_rate = t, rate
-            path = save_model(self.model, self.folder / f"start_{t:.2f}s_{self.num_timesteps}.zip", self.cfg)
-            shutil.copyfile(path, self.folder / "best.zip")
-            shutil.copyfile(model_sidecar(path), model_sidecar(self.folder / "best.zip"))
+            path = save_model(model, self.folder / f"start_{t:.2f}s_{int(meta['timesteps'])}.zip", self.cfg)
+            # best.zip is replaced whole: a run stopped at any moment leaves a model that loads
+            best = self.folder / "best.zip"
+            for src, dst in ((path, best), (model_sidecar(path), model_sidecar(best))):
+                tmp = dst.with_name(dst.name + ".part")
+                shutil.copyfile(src, tmp)
+                os.replace(tmp, dst)
             row["model"] = str(path)
-            self.log(
-                f"kept {path.name}: {t:.2f} s from the start; {rate:.1%} of {n} noisy starts finish"
-                + (f", median {median:.1f} s" if (median := row["median_finish_time_s"]) is not None else "")
-            )
+        row["judged_clock"] = time.time()
         self.rows.append(row)
-        (self.folder / "best.json").write_text(json.dumps(self.rows, indent=2))
+        tmp = self.folder / "best.json.part"
+        tmp.write_text(json.dumps(self.rows, indent=2))
+        os.replace(tmp, self.folder / "best.json")
         return row
 
 
-__all__ = ["CONFIRM_SEED", "SELECTION_SEED", "KeepBest", "process_cpu_s", "training_cpu_s"]
+def kept_line(row: dict[str, Any]) -> str:
+    """The log line for a kept model's row."""
+    median = row["median_finish_time_s"]
+    return (
+        f"kept {Path(row['model']).name}: {row['start_run_time_s']:.2f} s from the start; "
+        f"{row['judged_success_rate']:.1%} of {row['judged_episodes']} noisy starts finish"
+        + (f", median {median:.1f} s" if median is not None else "")
+    )
+
+
+class KeepBest(BaseCallback):
+    """Looks at the run every ``every`` env steps and has a :class:`ModelJudge` keep the best
+    models in ``folder``: in this process, the learner waiting, or with ``in_process=False``
+    in a judge process beside it (agents/training/judge.py), the learner going on."""
+
+    def __init__(
+        self,
+        cfg: TrainConfig,
+        folder: Path,
+        every: int,
+        min_success: float,
+        episodes: int,
+        confirm_episodes: int = 0,
+        log: Any = print,
+        target: float = 0.0,
+        in_process: bool = True,
+    ) -> None:
+        super().__init__()
+        self.judge = ModelJudge(cfg, folder, min_success, episodes, confirm_episodes, target)
+        self.every = every
+        self.log = log
+        self.in_process = in_process
+        self.process: Any = None  # the judge process (agents.training.judge.JudgeProcess)
+        self._next = 0
+        self._wall0, self._cpu0, self._steps0 = time.monotonic(), process_cpu_s(), 0
+
+    # The verdicts so far (a judge process's as they come back).
+    @property
+    def best_time(self) -> float | None:
+        return self.judge.best_time
+
+    @best_time.setter
+    def best_time(self, value: float | None) -> None:
+        self.judge.best_time = value
+
+    @property
+    def best_rate(self) -> float | None:
+        return self.judge.best_rate
+
+    @best_rate.setter
+    def best_rate(self, value: float | None) -> None:
+        self.judge.best_rate = value
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return self.judge.rows
+
+    def _on_training_start(self) -> None:
+        self._next = int(self.model.num_timesteps) + self.every
+        self._wall0, self._cpu0 = time.monotonic(), training_cpu_s()
+        self._steps0 = int(self.model.num_timesteps)
+        if not self.in_process:
+            from agents.training.judge import JudgeProcess
+
+            self.process = JudgeProcess(self.judge, self.model)
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self._next:
+            self._next = int(self.num_timesteps) + self.every
+            self.look()
+        elif self.process is not None:
+            self._take(self.process.poll())
+        return True
+
+    def _on_training_end(self) -> None:
+        if self.process is not None:
+            process, self.process = self.process, None
+            self._take(process.finish(self.log))
+            if process.failure:
+                self.log(f"{process.failure}; the last models looked at were not judged")
+
+    def close(self) -> None:
+        """Stops a judge process at once (the run failed), dropping what it had not judged."""
+        if self.process is not None:
+            self.process.close()
+            self.process = None
+
+    def _meta(self) -> dict[str, Any]:
+        cpu = training_cpu_s()
+        return {
+            "timesteps": int(self.num_timesteps),
+            # since this run (or stage, or resume) began to train; clock: the epoch, for spans across stages
+            "steps": int(self.num_timesteps) - self._steps0,
+            "wall_s": round(time.monotonic() - self._wall0, 1),
+            "cpu_s": round(cpu - self._cpu0, 1),
+            "clock": time.time(),
+            "process_cpu_s": cpu,
+        }
+
+    def _take(self, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            if row.get("kept"):
+                self.log(kept_line(row))
+        if self.process is not None and not self.process.alive:
+            self.log(f"{self.process.failure}; judging in the learner from now on")
+            self.process.close()
+            self.process = None
+
+    def look(self) -> dict[str, Any] | None:
+        """Judges the model as it is now: returns its row if it was looked at closely (in a
+        judge process: hands the model over and returns None; its row comes back later)."""
+        if self.process is not None:
+            self.process.submit(self.model, self._meta())
+            self._take(self.process.poll())
+            return None
+        row = self.judge.judge(self.model, self._meta())
+        if row is not None:
+            self._take([row])
+        return row
+
+
+__all__ = ["CONFIRM_SEED", "SELECTION_SEED", "KeepBest", "ModelJudge", "kept_line", "process_cpu_s", "training_cpu_s"]

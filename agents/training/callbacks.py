@@ -119,17 +119,25 @@ class StopOnRequest(BaseCallback):
 
 
 class SidecarCheckpoint(CheckpointCallback):
-    """Checkpoints that also write the env options beside each model file."""
+    """Checkpoints that also write the env options beside each model file. Of the replay
+    buffers saved with them only the newest stays: each is the size of the whole buffer (330 MB
+    for the record recipe's), and a run of 30 M steps would otherwise leave 60 of them."""
 
     def __init__(self, cfg: TrainConfig, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.cfg = cfg
+        self._buffer: Path | None = None
 
     def _on_step(self) -> bool:
         saved = self.n_calls % self.save_freq == 0
         ok = super()._on_step()
         if saved:
             write_sidecar(Path(self._checkpoint_path(extension="zip")), self.cfg, self.num_timesteps)
+            buffer = Path(self._checkpoint_path("replay_buffer_", extension="pkl"))
+            if buffer.is_file():
+                if self._buffer is not None and self._buffer != buffer:
+                    self._buffer.unlink(missing_ok=True)  # only once the newer one is written
+                self._buffer = buffer
         return ok
 
 

@@ -124,6 +124,9 @@ class RunSection:
     best_target_s: float = _p(
         0.0, "> 0: once a kept model runs from the start under this time, keep the most reliable under it"
     )
+    best_async: bool = _p(
+        False, "judge models for best/ in a process beside the learner, which trains on meanwhile (see judge.py)"
+    )
     progress_bar: bool = _p(True)
     torch_threads: int = _p(1)
     device: str = _p("cpu")

@@ -180,6 +180,7 @@ def _train_in(
                 r.best_confirm_episodes,
                 log,
                 r.best_target_s,
+                in_process=not r.best_async,
             )
         )
     if hasattr(env, "rnd"):
@@ -249,12 +250,14 @@ def _train_in(
                 tb_log_name="tb",
             )
         except ActorDiedError as exc:  # the learner's work so far is kept
+            _close_helpers(callbacks)
             if progress is not None:
                 progress.close()
             kept = _save_interrupted(model, cfg, run_dir, env, time.monotonic() - t0, steps0, "the actor died")
             raise ActorDiedError(f"{exc}; the model so far is saved, continue with: {resume_command(kept)}") from None
         except BaseException:
-            env.close()  # an actor process stops with the learner
+            env.close()  # an actor process stops with the learner, and a judge process
+            _close_helpers(callbacks)
             raise
         env.close()  # an actor process stops here, before the final evaluation
     train_s = time.monotonic() - t0
@@ -278,6 +281,13 @@ def _train_in(
     (run_dir / "eval.json").write_text(json.dumps(summary, indent=2, default=float))
     env.close()
     return summary
+
+
+def _close_helpers(callbacks: list[BaseCallback]) -> None:
+    """Stops the processes callbacks started (a judge of models) when training failed."""
+    for cb in callbacks:
+        if callable(getattr(cb, "close", None)):
+            cb.close()
 
 
 def _save_interrupted(

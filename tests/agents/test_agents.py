@@ -111,6 +111,8 @@ def test_checkpoints_resume(tmp_path: Path) -> None:
     last = ckpts[-1]
     steps_at = int(last.stem.split("_")[-2])
     assert (last.parent / f"rl_model_replay_buffer_{steps_at}_steps.pkl").is_file()
+    # every checkpoint keeps its model; only the newest replay buffer stays (each is the whole buffer)
+    assert len(ckpts) >= 2 and len(list(last.parent.glob("rl_model_replay_buffer_*.pkl"))) == 1
     cfg2 = small_config(
         tmp_path, 'algo.name="dqn"', "run.checkpoint_every=0", 'run.name="resumed"', "run.total_timesteps=2000"
     )
