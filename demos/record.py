@@ -22,6 +22,7 @@ import numpy as np
 from adapter_js import ADAPTER_VERSION
 from browser_env.game import BrowserGame
 from demos.format import episode_starts, is_reset, now_iso, save_demo
+from sim_env.interrupts import StopRequest
 from sim_env.spec import (
     CLICK_EVENT,
     FLAG_ENDED,
@@ -186,15 +187,19 @@ class Recorder:
             from tqdm import tqdm
 
             bar = tqdm(desc="recording", unit=" updates", dynamic_ncols=True)
+        # Ctrl-C (or SIGTERM) is taken between polls: raised inside a browser call it would
+        # leave that call half done, and the final save could then wait on the browser forever.
         try:
-            while self.poll():
-                if bar is not None and self.updates != bar.n:
-                    bar.update(self.updates - bar.n)
-                    bar.set_postfix_str(self._status(), refresh=False)
-                if until is not None and until():
-                    break
-                time.sleep(self.poll_s)
-        except KeyboardInterrupt:
+            with StopRequest() as stop:
+                while not stop.requested and self.poll():
+                    if bar is not None and self.updates != bar.n:
+                        bar.update(self.updates - bar.n)
+                        bar.set_postfix_str(self._status(), refresh=False)
+                    if until is not None and until():
+                        break
+                    time.sleep(self.poll_s)
+                interrupted = stop.requested
+        except KeyboardInterrupt:  # a second Ctrl-C
             interrupted = True
         finally:
             if bar is not None:

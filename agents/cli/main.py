@@ -7,8 +7,8 @@ import sys
 
 from agents.cli import search, tools, training
 from agents.cli.usage import OneLineParser
-from agents.interrupts import TerminateAsInterrupt
 from sim_env.errors import UserInputError, one_line
+from sim_env.interrupts import TerminateAsInterrupt
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -39,7 +39,6 @@ from typing import Any, Protocol
 import numpy as np
 
 import sim_env
-from agents.interrupts import StopRequest
 from agents.search.beam_moves import cells, segments, select_diverse
 from agents.search.guided_rollouts import (
     FELL_RANK,
@@ -59,6 +58,7 @@ from agents.search.state import (
 )
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
+from sim_env.interrupts import StopRequest
 from sim_env.spec import UNITS_PER_METRE
 
 # Seconds between saves of a running search's state. A guided stage takes milliseconds and a

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
-from agents.interrupts import StopRequest
 from agents.training.config import TrainConfig
 from agents.training.model_files import write_sidecar
+from sim_env.interrupts import StopRequest
 
 
 class ScheduleHorizon(BaseCallback):

@@ -21,7 +21,6 @@ import torch
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
-from agents.interrupts import StopRequest
 from agents.training.actor_learner import ActorDiedError
 from agents.training.algorithms import algorithm
 from agents.training.build import build_model, load_demos, make_env, training_class
@@ -36,6 +35,7 @@ from agents.training.config import TrainConfig, to_toml
 from agents.training.model_files import moved_classes, replay_buffer_file, save_model
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
+from sim_env.interrupts import StopRequest
 
 
 def train(

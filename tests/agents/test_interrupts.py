@@ -120,7 +120,7 @@ def test_interrupted_training_saves_the_model_and_its_resume_command_works(tmp_p
 def test_sigterm_is_ctrl_c_for_the_other_commands(tmp_path: Path) -> None:
     code = (
         "import time\n"
-        "from agents.interrupts import TerminateAsInterrupt\n"
+        "from sim_env.interrupts import TerminateAsInterrupt\n"
         "with TerminateAsInterrupt():\n"
         "    try:\n"
         "        print('ready', flush=True); time.sleep(60)\n"
