@@ -513,7 +513,10 @@ def test_the_record_recipe_loads_and_trains(tmp_path):
     full = load_config(recipe)
     # one command, two stages: stage one's budget, then robust.toml from its kept model
     assert full.run.steps == 22_600_000 and full.run.then == str((recipes / "robust.toml").resolve())
-    assert load_config(full.run.then).run.steps == 6_500_000
+    stage_two = load_config(full.run.then)
+    assert stage_two.run.steps > 0 and stage_two.env.start_noise_updates == 15 and not stage_two.run.then
+    # both stages: the actor beside the learner, models judged beside it too
+    assert full.batch.async_actor and stage_two.batch.async_actor and full.run.best_async and stage_two.run.best_async
     sets = [f'run.out_dir="{tmp_path}"', "run.steps=2000", "algo.learning_starts=500", "run.eval_episodes=2"]
     cfg = load_config(recipe, [*sets, "run.progress_bar=false", "run.checkpoint_every=0", 'run.then=""'])
     assert cfg.algo.name == "pddqn" and cfg.env.reward == "speed"
