@@ -132,3 +132,42 @@ def test_sigterm_is_ctrl_c_for_the_other_commands(tmp_path: Path) -> None:
     os.kill(proc.pid, signal.SIGTERM)
     out, _ = proc.communicate(timeout=30)
     assert "saved what it had" in out and proc.returncode == 0
+
+
+@pytest.mark.slow
+def test_ctrl_c_with_a_busy_judge_of_models_saves_everything_and_leaves_no_process(tmp_path: Path) -> None:
+    """run.best_async: Ctrl-C while the judge process judges; the run waits for its verdict on
+    the models looked at, saves the learner's model, and every process of the run ends."""
+    psutil = pytest.importorskip("psutil")
+    runs = tmp_path / "runs"
+    log = tmp_path / "train.log"
+    sets = [f'run.out_dir="{runs}"', 'run.then=""', "run.best_every=64", "run.best_min_success=0.0"]
+    sets += ["run.best_confirm_episodes=128", "run.checkpoint_every=0", "run.eval_episodes=2", "run.best_async=true"]
+    base = REPO / "agents" / "models" / "qwop_pddqn_base.zip"
+    args = ["train", "--config", str(REPO / "agents" / "recipes" / "record.toml"), "--resume", str(base)]
+    proc = subprocess.Popen(  # its lines ("kept ...") and its progress in one file
+        [sys.executable, "-m", "agents.cli", *args, "--name", "cut", *[x for s in sets for x in ("--set", s)]],
+        cwd=ROOT,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    _wait_for(log, r"kept start_", proc, timeout=240)  # the judge has given a verdict and goes on judging
+    family = psutil.Process(proc.pid).children(recursive=True)
+    assert len(family) >= 2  # the actor and the judge (and multiprocessing's resource tracker)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=240)
+    err = log.read_text()
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err
+    run = runs / "cut"
+    assert (run / "interrupted.zip").is_file() and (run / "interrupted_replay_buffer.pkl").is_file()
+    rows = json.loads((run / "best" / "best.json").read_text())
+    kept = [r for r in rows if r["kept"]]
+    assert kept and Path(kept[-1]["model"]).is_file() and (run / "best" / "best.zip").is_file()
+    assert not list((run / "best").glob("*.part"))
+    gone_by = time.monotonic() + 30
+    while any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in family) and time.monotonic() < gone_by:
+        time.sleep(0.2)
+    assert not [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
