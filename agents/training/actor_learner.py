@@ -276,9 +276,10 @@ class ActsInProcess:
         return actions, actions
 
 
-def acting_in_process(cls: type) -> type:
-    """``cls`` (DQN, QRDQN, PrioritizedDoubleDQN) whose experience comes from an actor process."""
-    return type(f"{cls.__name__}ActingInProcess", (ActsInProcess, cls), {})
+def acting_in_process(cls: type, actor_sync: int) -> type:
+    """``cls`` (DQN, QRDQN, PrioritizedDoubleDQN) whose experience comes from an actor process,
+    sent new weights every ``actor_sync`` gradient steps."""
+    return type(f"{cls.__name__}ActingInProcess", (ActsInProcess, cls), {"actor_sync": actor_sync})
 
 
 def actor_feed(cfg: Any) -> ActorFeed:

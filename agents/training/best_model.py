@@ -191,27 +191,6 @@ class KeepBest(BaseCallback):
         self._next = 0
         self._wall0, self._cpu0, self._steps0 = time.monotonic(), process_cpu_s(), 0
 
-    # The verdicts so far (a judge process's as they come back).
-    @property
-    def best_time(self) -> float | None:
-        return self.judge.best_time
-
-    @best_time.setter
-    def best_time(self, value: float | None) -> None:
-        self.judge.best_time = value
-
-    @property
-    def best_rate(self) -> float | None:
-        return self.judge.best_rate
-
-    @best_rate.setter
-    def best_rate(self, value: float | None) -> None:
-        self.judge.best_rate = value
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        return self.judge.rows
-
     def _on_training_start(self) -> None:
         self._next = int(self.model.num_timesteps) + self.every
         self._wall0, self._cpu0 = time.monotonic(), training_cpu_s()

@@ -90,8 +90,7 @@ def training_class(cfg: TrainConfig) -> Any:
     if cfg.batch.async_actor:
         from agents.training.actor_learner import acting_in_process
 
-        cls = acting_in_process(cls)
-        cls.actor_sync = cfg.batch.actor_sync
+        cls = acting_in_process(cls, cfg.batch.actor_sync)
     return cls
 
 

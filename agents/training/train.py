@@ -236,11 +236,9 @@ def _train_in(
             log=log,
         )
     else:
-        progress = None
         if cfg.run.progress_bar:
             log(f"TensorBoard logs: {tb} (watch with: tensorboard --logdir {tb})")
-            progress = TrainingProgress(total, cfg.run.minutes * 60.0)  # a time budget: seconds
-            callbacks.append(progress)
+            callbacks.append(TrainingProgress(total, cfg.run.minutes * 60.0))  # a time budget: seconds
         try:
             model.learn(
                 total_timesteps=total,
@@ -251,12 +249,10 @@ def _train_in(
             )
         except ActorDiedError as exc:  # the learner's work so far is kept
             _close_helpers(callbacks)
-            if progress is not None:
-                progress.close()
             kept = _save_interrupted(model, cfg, run_dir, env, time.monotonic() - t0, steps0, "the actor died")
             raise ActorDiedError(f"{exc}; the model so far is saved, continue with: {resume_command(kept)}") from None
         except BaseException:
-            env.close()  # an actor process stops with the learner, and a judge process
+            env.close()  # an actor process stops with the learner
             _close_helpers(callbacks)
             raise
         env.close()  # an actor process stops here, before the final evaluation
@@ -284,7 +280,7 @@ def _train_in(
 
 
 def _close_helpers(callbacks: list[BaseCallback]) -> None:
-    """Stops the processes callbacks started (a judge of models) when training failed."""
+    """Ends what callbacks hold open (a judge process, the progress bar) when training failed."""
     for cb in callbacks:
         if callable(getattr(cb, "close", None)):
             cb.close()

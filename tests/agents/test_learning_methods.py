@@ -658,7 +658,7 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     strict.init_callback(model)
     row = strict.look()
     assert row is not None and not row["kept"] and row["success_rate"] < 1.0
-    assert strict.best_time is None and not (tmp_path / "strict" / "best.zip").exists()
+    assert strict.judge.best_time is None and not (tmp_path / "strict" / "best.zip").exists()
     # a model that passes the screen (28 of 32, seed 1) but not the fresh sample (25 of 32,
     # seed 2) is not kept
     confirmed = KeepBest(cfg, tmp_path / "c", every=1, min_success=0.85, episodes=32, confirm_episodes=32)
@@ -671,7 +671,7 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     def under(target: float, best_rate: float) -> KeepBest:
         k = KeepBest(cfg, tmp_path / f"t{target}_{best_rate}", every=1, min_success=0.5, episodes=32, target=target)
         k.init_callback(model)
-        k.best_time, k.best_rate = 40.0, best_rate
+        k.judge.best_time, k.judge.best_rate = 40.0, best_rate
         return k
 
     assert under(50.0, 0.5).look() is None  # slower than the target: not looked at
@@ -680,7 +680,7 @@ def test_a_run_keeps_its_fastest_model_from_the_start(tmp_path):
     assert row["kept"] and row["judged_success_rate"] > 0.6
     picky = KeepBest(cfg, tmp_path / "picky", every=1, min_success=0.0, episodes=4, log=logs.append)
     picky.init_callback(model)
-    picky.best_time = 40.0
+    picky.judge.best_time = 40.0
     assert picky.look() is None and not (tmp_path / "picky").exists()
 
 

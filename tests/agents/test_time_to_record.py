@@ -25,15 +25,21 @@ checkpoint_every = 0
 """
 
 
-def test_marks_span_the_stages_of_the_chain(tmp_path: Path) -> None:
-    from agents.bench.learning import main
-
+def _chain(tmp_path: Path, second_steps: int) -> Path:
+    """A chain of two stages: 800 steps, then ``second_steps``; returns the first's config."""
     recipes = tmp_path / "recipes"
     recipes.mkdir()
     (recipes / "first.toml").write_text(_STAGE + 'steps = 800\nthen = "second.toml"\n')
-    (recipes / "second.toml").write_text(_STAGE + "steps = 1000000000\n")
+    (recipes / "second.toml").write_text(_STAGE + f"steps = {second_steps}\n")
+    return recipes / "first.toml"
+
+
+def test_marks_span_the_stages_of_the_chain(tmp_path: Path) -> None:
+    from agents.bench.learning import main
+
+    config = _chain(tmp_path, 1_000_000_000)
     out = tmp_path / "bench"
-    args = ["--to-record", "--minutes", "0.3", "0.5", "--config", str(recipes / "first.toml"), "--out", str(out)]
+    args = ["--to-record", "--minutes", "0.3", "0.5", "--config", str(config), "--out", str(out)]
     assert main(args) == 0
     result = json.loads((out / "time_to_record.json").read_text())
     first, second = result["rows"]
@@ -48,12 +54,9 @@ def test_marks_span_the_stages_of_the_chain(tmp_path: Path) -> None:
 def test_a_chain_that_ends_before_the_last_mark_gets_a_last_row(tmp_path: Path) -> None:
     from agents.bench.learning import main
 
-    recipes = tmp_path / "recipes"
-    recipes.mkdir()
-    (recipes / "first.toml").write_text(_STAGE + 'steps = 800\nthen = "second.toml"\n')
-    (recipes / "second.toml").write_text(_STAGE + "steps = 800\n")
+    config = _chain(tmp_path, 800)
     out = tmp_path / "bench"
-    assert main(["--to-record", "--minutes", "30", "--config", str(recipes / "first.toml"), "--out", str(out)]) == 0
+    assert main(["--to-record", "--minutes", "30", "--config", str(config), "--out", str(out)]) == 0
     (row,) = json.loads((out / "time_to_record.json").read_text())["rows"]
     assert row["end"] and row["stage"] == 2 and 0 < row["wall_min"] < 30
     assert row["env_steps"] >= 1600 and row["cpu_min"] > 0
