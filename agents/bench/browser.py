@@ -164,4 +164,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from agents.exits import user_errors_in_one_line
+
+    raise SystemExit(user_errors_in_one_line(main))

@@ -156,4 +156,6 @@ def format_table(rows: list[dict]) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from agents.exits import user_errors_in_one_line
+
+    raise SystemExit(user_errors_in_one_line(main, safe_point_stops=True))

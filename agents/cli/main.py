@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from agents.cli import search, tools, training
 from agents.cli.usage import OneLineParser
-from sim_env.errors import UserInputError, one_line
-from sim_env.interrupts import TerminateAsInterrupt
+from agents.exits import user_errors_in_one_line
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,29 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _user_error_types() -> tuple[type[BaseException], ...]:
-    from browser_env.errors import BrowserHarnessError, browser_failures
-    from demos.format import DemoFormatError
-
-    # A browser that went away (closed, killed) shows itself through the drivers' own errors.
-    drivers = tuple(k for k in browser_failures() if k not in (OSError, ConnectionError))
-    return (UserInputError, BrowserHarnessError, DemoFormatError, *drivers)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        if args.command in ("train", "search"):  # these stop at a safe point on the first signal
-            return int(args.func(args))
-        with TerminateAsInterrupt():  # the others save what they have on Ctrl-C, and so on SIGTERM
-            return int(args.func(args))
-    except _user_error_types() as exc:
-        # What the user can fix gets one line and exit code 2; anything else is a bug.
-        print(f"error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return user_errors_in_one_line(lambda: args.func(args), safe_point_stops=args.command in ("train", "search"))
 
 
 __all__ = ["build_parser", "main"]

@@ -286,7 +286,7 @@ def actor_feed(cfg: Any) -> ActorFeed:
     """The learner's env for ``cfg`` (its spaces are the simulator's; the actor starts on learn)."""
     from sim_env.vec_env import QwopVecEnv
 
-    probe = QwopVecEnv(1, 1, **cfg.env_options())
+    probe = QwopVecEnv(1, 1, start_keys=cfg.start_keys(), **cfg.env_options())
     try:
         return ActorFeed(cfg, probe.single_observation_space, probe.single_action_space, cfg.batch.num_envs)
     finally:

@@ -41,10 +41,18 @@ def _model(overrides: list[str]):
     return cfg, build_model(cfg, make_env(cfg), None)
 
 
-def test_the_learner_stores_the_simulators_own_transitions() -> None:
+@pytest.mark.parametrize("starts", ["standard", "start_runs"])
+def test_the_learner_stores_the_simulators_own_transitions(starts: str, tmp_path: Path) -> None:
     from sim_env.vec_env import QwopVecEnv
 
-    cfg, model = _model([])
+    overrides = []
+    if starts == "start_runs":  # episodes that start inside recorded runs, in the actor too
+        from demos.simulate import save_keys_as_demo
+        from sim_env.gaits import SHUFFLE, gait_keys
+
+        save_keys_as_demo(gait_keys(SHUFFLE, 300), tmp_path / "run.npz", {"note": "test"})
+        overrides = [f'env.start_runs=["{tmp_path}"]', "env.start_share=0.75"]
+    cfg, model = _model(overrides)
     try:
         model.learn(total_timesteps=1200)
         rb = model.replay_buffer
@@ -52,7 +60,7 @@ def test_the_learner_stores_the_simulators_own_transitions() -> None:
         assert steps == 1200 // 4 and model.num_timesteps == 1200
         assert model.env.chunks_received > 0 and rb.dones[:steps].any()  # episodes ended and began again
         # the same actions from the same seed in a fresh simulator give the stored observations
-        vec = QwopVecEnv(4, 1, **cfg.env_options())
+        vec = QwopVecEnv(4, 1, start_keys=cfg.start_keys(), **cfg.env_options())
         obs, _ = vec.reset(seed=cfg.run.seed)
         for t in range(steps):
             np.testing.assert_array_equal(rb.observations[t], obs)

@@ -241,3 +241,11 @@ def test_impossible_training_values_are_one_line_before_training(tmp_path: Path)
     blocked.write_text("a file where a folder should be")
     p = qwop("train", "--steps", "100", "--set", f'run.out_dir="{blocked}"', "--name", "x")
     one_line_error(p, "cannot create the run folder", "run.out_dir")
+
+
+def test_the_benchmarks_report_bad_input_in_one_line(tmp_path: Path) -> None:
+    missing = str(tmp_path / "nope.toml")
+    p = qwop("--to-record", "--config", missing, "--out", str(tmp_path / "b"), module="agents.bench.learning")
+    one_line_error(p, "config file not found", "nope.toml")
+    p = qwop("--guide", str(tmp_path / "missing.zip"), "--quick", module="agents.bench.search")
+    one_line_error(p, "missing.zip")

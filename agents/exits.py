@@ -1,0 +1,43 @@
+"""How a command ends: one line and exit code 2 for what the user can fix, 130 on Ctrl-C.
+
+``qwop`` and the benchmarks (``python -m agents.bench.*``) run their bodies through
+:func:`user_errors_in_one_line`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from sim_env.errors import UserInputError, one_line
+from sim_env.interrupts import TerminateAsInterrupt
+
+
+def _user_error_types() -> tuple[type[BaseException], ...]:
+    from browser_env.errors import BrowserHarnessError, browser_failures
+    from demos.format import DemoFormatError
+
+    # A browser that went away (closed, killed) shows itself through the drivers' own errors.
+    drivers = tuple(k for k in browser_failures() if k not in (OSError, ConnectionError))
+    return (UserInputError, BrowserHarnessError, DemoFormatError, *drivers)
+
+
+def user_errors_in_one_line(body: Callable[[], int], safe_point_stops: bool = False) -> int:
+    """Runs a command's ``body``: what the user can fix gets one line and exit code 2, Ctrl-C
+    exit code 130; anything else is a bug and shows its traceback. With ``safe_point_stops``
+    the body stops at a safe point on the first signal itself (``train``, ``search``); otherwise
+    SIGTERM is taken as Ctrl-C, which the body saves what it has on."""
+    try:
+        if safe_point_stops:
+            return int(body())
+        with TerminateAsInterrupt():
+            return int(body())
+    except _user_error_types() as exc:
+        print(f"error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+__all__ = ["user_errors_in_one_line"]
