@@ -7,13 +7,12 @@ atomically and existing files are kept unless ``--force``.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from browser_env.server import GAME_FILES, SOUND_LIBRARY, find_game_files, resolve_game_folder
+from sim_env.files import write_whole
 
 DEFAULT_BASE_URL = "https://www.foddy.net/"
 
@@ -40,9 +39,6 @@ def fetch_game(
             ) from exc
         if not data:
             raise ConnectionError(f"{url} returned an empty file")
-        fd, tmp = tempfile.mkstemp(dir=dest, prefix=f".{name}.", suffix=".part")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, target)
+        write_whole(target, lambda f, data=data: f.write(data))
     find_game_files(dest)
     return dest

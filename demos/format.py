@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from sim_env.actions import check_masks
 from sim_env.errors import UserInputError
+from sim_env.files import write_whole
 from sim_env.spec import CLICK_EVENT, RESET_EVENT_BASE
 
 FORMAT_VERSION = 1
@@ -93,12 +92,6 @@ class Demo:
         return {k: self.arrays[k] for k in keys}
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _unique_path(path: Path) -> Path:
     if not path.exists():
         return path
@@ -127,26 +120,17 @@ def save_demo(
     meta = {"format_version": FORMAT_VERSION, **meta}
     full["meta"] = np.array(json.dumps(meta, sort_keys=True))
     validate_arrays(full, where="demo to save")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".demo-", suffix=".npz.tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a demo is an ordinary file
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **full)
-            f.flush()
-            os.fsync(f.fileno())
-        if exact_name:
-            os.replace(tmp, path)
-            return path
-        while True:
-            target = _unique_path(path)
-            try:
-                os.link(tmp, target)  # fails if the name was taken meanwhile
-                return target
-            except FileExistsError:
-                continue
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+
+    def write(f: BinaryIO) -> None:
+        np.savez_compressed(f, **full)
+
+    if exact_name:
+        return write_whole(path, write)
+    while True:
+        try:
+            return write_whole(_unique_path(path), write, keep_existing=True)
+        except FileExistsError:
+            continue  # the name was taken meanwhile
 
 
 def validate_arrays(a: dict[str, np.ndarray], where: str = "demo") -> None:

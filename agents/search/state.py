@@ -7,7 +7,6 @@ run and its pace), so a stopped search resumes exactly; it is saved as one ``.np
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import sim_env
 from agents.search.guided_rollouts import GuidePolicy, guide_from_model
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
+from sim_env.files import write_whole
 from sim_env.spec import UNITS_PER_METRE
 
 STATE_VERSION = 1
@@ -151,9 +151,7 @@ def save_state(st: SearchState, path: Path) -> None:
     }
     if st.best_keys is not None:
         arrays["best_keys"] = st.best_keys
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, path)
+    write_whole(path, lambda f: np.savez_compressed(f, **arrays))
 
 
 def load_state(path: str | Path) -> SearchState:

@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import resource
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +38,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.training.config import TrainConfig
 from agents.training.evaluate import evaluate_policy_sim, evaluate_start_run
 from agents.training.model_files import model_sidecar, save_model
+from sim_env.files import copy_whole, write_whole
 
 
 def process_cpu_s() -> float:
@@ -143,15 +142,11 @@ class ModelJudge:
             # best.zip is replaced whole: a run stopped at any moment leaves a model that loads
             best = self.folder / "best.zip"
             for src, dst in ((path, best), (model_sidecar(path), model_sidecar(best))):
-                tmp = dst.with_name(dst.name + ".part")
-                shutil.copyfile(src, tmp)
-                os.replace(tmp, dst)
+                copy_whole(src, dst)
             row["model"] = str(path)
         row["judged_clock"] = time.time()
         self.rows.append(row)
-        tmp = self.folder / "best.json.part"
-        tmp.write_text(json.dumps(self.rows, indent=2))
-        os.replace(tmp, self.folder / "best.json")
+        write_whole(self.folder / "best.json", lambda f: f.write(json.dumps(self.rows, indent=2).encode()))
         return row
 
 

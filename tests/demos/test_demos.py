@@ -37,7 +37,7 @@ def test_save_never_overwrites_and_round_trips(tmp_path: Path) -> None:
     for k, v in arrays.items():
         np.testing.assert_array_equal(d.arrays[k], v)
     assert d.meta["player"] == "sim" and d.meta["format_version"] == 1
-    assert not list(tmp_path.glob(".demo-*"))  # no temporary files left
+    assert not list(tmp_path.glob(".*.part"))  # no temporary files left
 
 
 def test_corrupt_and_truncated_files(tmp_path: Path) -> None:
