@@ -325,6 +325,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UserInputError(f"{p} is not valid TOML (UTF-8): {exc}") from exc
+        _paths_relative_to(data, p.parent)
     for item in overrides or []:
         section, name, value = parse_override(item)
         if section in data and not isinstance(data[section], dict):
@@ -341,6 +342,22 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
     cfg = from_dict(data)
     cfg.validate()
     return cfg
+
+
+# Files a config file names (besides run.then) are relative to that file, so that a recipe
+# finds them from any working directory; those of an override, to the working directory.
+_FILE_PATHS = (("env", "start_runs"), ("imitation", "pretrain"), ("imitation", "inject"), ("distill", "teacher"))
+
+
+def _paths_relative_to(data: dict[str, Any], base: Path) -> None:
+    def under(v: Any) -> Any:
+        return str((base / v).resolve()) if isinstance(v, str) and v and not Path(v).is_absolute() else v
+
+    for section, name in _FILE_PATHS:
+        table = data.get(section)
+        if isinstance(table, dict) and name in table:
+            v = table[name]
+            table[name] = [under(x) for x in v] if isinstance(v, list) else under(v)
 
 
 def _override_keys(overrides: list[str] | None) -> set[str]:

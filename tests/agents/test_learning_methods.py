@@ -589,6 +589,28 @@ def test_a_stage_chain_that_loops_is_refused_before_training(tmp_path):
         load_config(tmp_path / "a.toml", ['run.then="missing.toml"'])
 
 
+def test_files_a_config_names_are_relative_to_it(tmp_path, monkeypatch):
+    from agents.training.config import load_config
+    from demos.simulate import save_keys_as_demo
+    from sim_env.gaits import SHUFFLE, gait_keys
+
+    recipes, runs = tmp_path / "recipes", tmp_path / "runs"
+    recipes.mkdir()
+    save_keys_as_demo(gait_keys(SHUFFLE, 300), runs / "run.npz", {"note": "test"})
+    (recipes / "r.toml").write_text(
+        '[algo]\nname = "pddqn"\n[env]\nstart_runs = ["../runs/run.npz"]\n[imitation]\ninject = ["../runs"]\n'
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    cfg = load_config(recipes / "r.toml")
+    assert cfg.env.start_runs == [str(runs / "run.npz")] and cfg.imitation.inject == [str(runs)]
+    assert len(cfg.start_keys()) == 1  # found from another working directory
+    # an override's are the working directory's
+    cfg = load_config(recipes / "r.toml", ['env.start_runs=["../runs"]'])
+    assert cfg.env.start_runs == ["../runs"]
+
+
 def test_the_finetune_recipe_resumes_with_a_folder_of_runs(tmp_path):
     from agents.training.config import load_config
     from agents.training.train import train
