@@ -291,7 +291,7 @@ class GuidedSearch(Planner):
         t0, w0 = time.process_time(), time.monotonic()
         n_actions = len(self.masks)
         parent = np.repeat(np.arange(len(self.games), dtype=np.int32), n_actions)
-        keys = np.repeat(np.tile(self.masks, len(self.games))[:, None], policy.frame_skip, axis=1)
+        keys = np.repeat(np.tile(self.masks, len(self.games))[:, None], cfg.try_updates or policy.frame_skip, axis=1)
         out = self.expander.rollouts(self.games, parent, keys, policy, cfg.lookahead)
         st.updates += int(out["total_updates"])
         end, rx = out["rollout_end"], out["rollout_x"]

@@ -63,9 +63,12 @@ class PlannerConfig:
     # run: every stage grows all of them in one batch (on every core, or spread over a Ray
     # cluster), so more lines keep more workers busy
     lines: int = 1
-    # guided: random-key updates (0..N) before a new line from the start, so lines differ; the
-    # first line has none (the same range as qwop eval's start noise)
+    # guided: random-key updates (0..N) before every line from the start, the first too, so that
+    # lines differ (the same range as qwop eval's start noise)
     start_noise: int = 15
+    # guided: updates each tried action is held before the guide's rollout takes over (a finer
+    # choice of timing than the guide's own decisions); 0 = the guide's frame_skip
+    try_updates: int = 0
 
     def check(self) -> None:
         for name in ("beam", "children", "horizon", "min_hold", "per_cell", "lookahead", "lines"):
@@ -75,8 +78,10 @@ class PlannerConfig:
             raise UserInputError(f"max_hold ({self.max_hold}) must be at least min_hold ({self.min_hold})")
         if not self.time_limit > 0 or not self.cell_m > 0:
             raise UserInputError("time_limit and cell_m must be positive")
-        if self.start_noise < 0:
-            raise UserInputError(f"start_noise must be at least 0, got {self.start_noise}")
+        if self.start_noise < 0 or self.try_updates < 0:
+            raise UserInputError(
+                f"start_noise and try_updates must be at least 0, got {self.start_noise} and {self.try_updates}"
+            )
         action_masks(self.action_set)
 
 

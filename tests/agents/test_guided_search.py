@@ -188,9 +188,22 @@ def test_guided_search_is_deterministic_on_any_thread_count_and_resumes(tmp_path
     assert len({len(k) for k in a.keys}) == 1
 
 
-def test_guided_search_finishes_and_the_run_replays_exactly() -> None:
+def test_tries_held_for_fewer_updates_than_the_guide_decides(tmp_path: Path) -> None:
+    """try_updates=2: every stage adds two updates of one tried mask to each kept game."""
+    st = _guided(8_000, cfg=replace(GUIDED, try_updates=2, start_noise=0))
+    assert st.stage > 10 and not st.restarts and st.keys
+    for keys in st.keys:  # one line, from the standard start (no random keys before it)
+        assert len(keys) == 2 * st.stage
+        pairs = keys.reshape(-1, 2)
+        assert np.array_equal(pairs[:, 0], pairs[:, 1])  # a mask is held for its two updates
+    assert len(np.unique(st.keys[0])) > 2
+
+
+@pytest.mark.parametrize("try_updates", [0, 2])
+def test_guided_search_finishes_and_the_run_replays_exactly(try_updates: int) -> None:
     """From a game 6 m before the line (in the shipped record run), the guided search finishes;
-    its keys from the start replay to the same finish time."""
+    its keys from the start replay to the same finish time (with the guide's own decisions as
+    tries, and with tries of two updates)."""
     from demos.format import load_demo
 
     record = sorted((MODELS.parent / "records").glob("guided_seed0_*.npz"))[0]
@@ -198,7 +211,7 @@ def test_guided_search_finishes_and_the_run_replays_exactly() -> None:
     keys = events[1:].astype(np.int8)  # after the click
     run = sim_env.replay(keys)
     near = int(np.argmax(run["state"][:, 0, 0] > 940.0))
-    st = new_state(replace(GUIDED, beam=4, lookahead=8))
+    st = new_state(replace(GUIDED, beam=4, lookahead=8, try_updates=try_updates))
     st.keys = [keys[: near + 1]]
     run_search(st, LocalExpander(2), 150_000, progress=False)
     assert st.best_keys is not None
