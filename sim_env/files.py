@@ -23,7 +23,7 @@ def _umask() -> int:
 
 
 @contextmanager
-def temp_beside(path: str | Path) -> Iterator[Path]:
+def _temp_beside(path: str | Path) -> Iterator[Path]:
     """An empty temporary file in ``path``'s folder (same file system, so it can be renamed onto
     ``path``), with an ordinary file's permissions; removed at the end unless it was renamed."""
     path = Path(path)
@@ -42,7 +42,7 @@ def write_whole(path: str | Path, write: Callable[[BinaryIO], object], *, keep_e
     with ``keep_existing``, raises FileExistsError instead if the name is taken (also if it was
     taken while writing)."""
     path = Path(path)
-    with temp_beside(path) as tmp:
+    with _temp_beside(path) as tmp:
         with open(tmp, "wb") as f:
             write(f)
             f.flush()
@@ -60,4 +60,4 @@ def copy_whole(src: str | Path, dst: str | Path) -> Path:
         return write_whole(dst, lambda out: shutil.copyfileobj(f, out))
 
 
-__all__ = ["copy_whole", "temp_beside", "write_whole"]
+__all__ = ["copy_whole", "write_whole"]

@@ -333,20 +333,24 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         data.setdefault(section, {})[name] = value
     then = data.get("run", {}).get("then") if isinstance(data.get("run"), dict) else None
     if isinstance(then, str) and then:
-        # A file's next stage is named relative to that file (an override's, to the working directory).
-        base = Path(path).parent if path and "then" not in _override_keys(overrides) else Path.cwd()
-        q = Path(then) if Path(then).is_absolute() else base / then
+        q = Path(then).resolve()  # a file's is relative to it (above), an override's to the working directory
         if not q.is_file():
             raise UserInputError(f'run.then names {q}, which is not a config file; fix the path or set run.then=""')
-        data["run"]["then"] = str(q.resolve())
+        data["run"]["then"] = str(q)
     cfg = from_dict(data)
     cfg.validate()
     return cfg
 
 
-# Files a config file names (besides run.then) are relative to that file, so that a recipe
-# finds them from any working directory; those of an override, to the working directory.
-_FILE_PATHS = (("env", "start_runs"), ("imitation", "pretrain"), ("imitation", "inject"), ("distill", "teacher"))
+# Files a config file names are relative to that file, so that a recipe finds them (and its
+# next stage) from any working directory; those of an override, to the working directory.
+_FILE_PATHS = (
+    ("env", "start_runs"),
+    ("imitation", "pretrain"),
+    ("imitation", "inject"),
+    ("distill", "teacher"),
+    ("run", "then"),
+)
 
 
 def _paths_relative_to(data: dict[str, Any], base: Path) -> None:
@@ -358,10 +362,6 @@ def _paths_relative_to(data: dict[str, Any], base: Path) -> None:
         if isinstance(table, dict) and name in table:
             v = table[name]
             table[name] = [under(x) for x in v] if isinstance(v, list) else under(v)
-
-
-def _override_keys(overrides: list[str] | None) -> set[str]:
-    return {name for section, name, _ in map(parse_override, overrides or []) if section == "run"}
 
 
 def _inline(value: Any) -> str:
