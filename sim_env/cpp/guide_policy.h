@@ -11,6 +11,10 @@
 
 namespace qwop {
 
+// Rows one pass of the network computes together: each weight is loaded once for all of
+// them (the rollouts' groups of kLanes games, lockstep.h, are one such pass).
+constexpr int kGuideGroup = 4;
+
 enum class Activation : int32_t { kNone = 0, kRelu = 1, kTanh = 2 };
 
 struct DenseLayer {
@@ -30,13 +34,21 @@ class GuidePolicy {
   int32_t n_actions() const { return nActions_; }
   int32_t frame_skip() const { return frameSkip_; }
   int8_t mask(int32_t action) const { return masks_[action]; }
-  // Doubles of scratch that values() and act() need.
-  size_t scratch_size() const { return 2 * static_cast<size_t>(widest_) + static_cast<size_t>(nActions_); }
+  // Doubles of scratch that values(), act() and the group forms need.
+  size_t scratch_size() const {
+    return kGuideGroup * (2 * static_cast<size_t>(widest_) + static_cast<size_t>(nActions_));
+  }
 
   // The action values of one observation (kObsSize floats) into values[n_actions].
   void values(const float* obs, double* values, double* scratch) const;
   // The greedy action (the first of equal values, as numpy's argmax) of a body state (12 x 6).
   int32_t act(const double* state, double* scratch) const;
+
+  // values() and act() of n <= kGuideGroup rows in one pass, the same bits row by row (every
+  // output is the same products summed in the same order; with AVX2 the rows share each
+  // weight load and four outputs are computed side by side). values: n x n_actions.
+  void values_group(const float* const obs[], int n, double* values, double* scratch) const;
+  void act_group(const double* const states[], int n, int32_t* actions, double* scratch) const;
 
  private:
   std::vector<DenseLayer> layers_;

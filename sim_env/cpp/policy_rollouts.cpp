@@ -1,6 +1,7 @@
 // Policy rollouts. See policy_rollouts.h.
 #include "policy_rollouts.h"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -61,14 +62,25 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
     const size_t m = live.size();
     parallel_chunks<RolloutScratch>(m, threads, kRolloutChunk, [&](size_t begin, size_t end, RolloutScratch& scratch) {
       if (scratch.policy.empty()) scratch.policy.resize(policy.scratch_size());
-      double state[kNumParts * kStateColumns];
+      // The chunk's decisions first, kGuideGroup rows per pass of the network.
+      static_assert(kRolloutChunk % kGuideGroup == 0, "a chunk holds whole groups of the network's rows");
+      double state[kRolloutChunk][kNumParts * kStateColumns];
+      const double* rows[kRolloutChunk];
+      int32_t action[kRolloutChunk];
+      for (size_t i = begin; i < end; ++i) {
+        child.at(live[i]).body_state(state[i - begin]);
+        rows[i - begin] = state[i - begin];
+      }
+      for (size_t i = begin; i < end; i += kGuideGroup) {
+        const int n = static_cast<int>(std::min<size_t>(kGuideGroup, end - i));
+        policy.act_group(rows + (i - begin), n, action + (i - begin), scratch.policy.data());
+      }
       run_rows(
           begin, end, lockstep, fs, scratch.s,
           [&](size_t i, int, Game*& g, const int8_t*& k) {
             const size_t c = live[i];
             g = &child.at(c);
-            g->body_state(state);
-            const int8_t mask = policy.mask(policy.act(state, scratch.policy.data()));
+            const int8_t mask = policy.mask(action[i - begin]);
             int8_t* row = rollout_keys + c * stride + static_cast<size_t>(out[c].length);
             for (int u = 0; u < fs; ++u) row[u] = mask;
             k = row;
