@@ -13,8 +13,10 @@ MODELS = HERE / "models"
 RECORDS = HERE / "records"
 RECIPES = HERE / "recipes"
 PRETRAINED = MODELS / "qwop_pddqn.zip"  # the default model of eval, play and tune-guide
-# the default guide of the guided search: the shipped model tuned on the search's own choices
+# the record recipe's own result from scratch (record.toml), which PRETRAINED was trained on from
+RECIPE_MODEL = MODELS / "qwop_pddqn_recipe.zip"
+# the default guide of the guided search: RECIPE_MODEL tuned on the search's own choices
 # (qwop tune-guide --rounds 2); a guide, not a runner: closed loop it falls more often
 GUIDE = MODELS / "qwop_guide.zip"
 
-__all__ = ["GUIDE", "MODELS", "PRETRAINED", "RECIPES", "RECORDS"]
+__all__ = ["GUIDE", "MODELS", "PRETRAINED", "RECIPES", "RECIPE_MODEL", "RECORDS"]

@@ -400,15 +400,14 @@ def test_files_saved_under_the_old_module_paths_still_load(tmp_path: Path) -> No
     assert replay_buffer_file(new) == str(new)  # read as it is
 
 
-@pytest.mark.skipif(not PRETRAINED.is_file(), reason="the shipped pretrained model is missing")
 def test_an_evaluation_stopped_at_its_bar_gives_the_full_evaluations_first_episodes() -> None:
     from agents.training.evaluate import rollouts
 
-    model, info = load_model(PRETRAINED)
+    model, info = load_model(PRETRAINED.with_name("qwop_pddqn_base.zip"))  # the tests' fixed model
     opts = dict(info["env"])
     full = rollouts(model, opts, 48, start_noise_updates=15, seed=1)
     failures = [i for i, e in enumerate(full) if not e.finished]
-    assert len(failures) >= 2  # the shipped model falls now and then from noisy starts
+    assert len(failures) >= 2  # this model falls now and then from noisy starts
     cut = rollouts(model, opts, 48, start_noise_updates=15, seed=1, max_failures=1)
     assert failures[1] < len(cut) <= failures[1] + 16  # stopped on the step of the second failure
     assert [(e.score, e.time_s) for e in cut] == [(e.score, e.time_s) for e in full[: len(cut)]]

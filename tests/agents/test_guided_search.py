@@ -304,13 +304,13 @@ def test_lines_on_a_local_ray_cluster_equal_the_embedded_engine() -> None:
 
 
 def test_the_shipped_guide_is_the_model_tuned_on_the_search() -> None:
-    """agents/models/qwop_guide.zip, the default guide of qwop search --guide: the shipped
-    model after two rounds of qwop tune-guide, with that provenance, and a network of the same
-    shape as the model it came from."""
-    from agents.shipped import GUIDE, PRETRAINED
+    """agents/models/qwop_guide.zip, the default guide of qwop search --guide: the record
+    recipe's model after two rounds of qwop tune-guide, with that provenance, and a network of
+    the same shape as the model it came from."""
+    from agents.shipped import GUIDE, RECIPE_MODEL
 
     side = json.loads(GUIDE.with_name("qwop_guide.qwop.json").read_text())
-    assert [(r["round"], r["guide"]) for r in side["tuned_on_search"]] == [(1, PRETRAINED.name), (2, "round1.zip")]
-    guide, base = guide_from_model(str(GUIDE)), guide_from_model(str(PRETRAINED))
+    assert [(r["round"], r["guide"]) for r in side["tuned_on_search"]] == [(1, RECIPE_MODEL.name), (2, "round1.zip")]
+    guide, base = guide_from_model(str(GUIDE)), guide_from_model(str(RECIPE_MODEL))
     assert [w.shape for w, _, _ in guide.layers] == [w.shape for w, _, _ in base.layers]
     assert not np.array_equal(guide.layers[0][0], base.layers[0][0])

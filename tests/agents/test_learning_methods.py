@@ -524,6 +524,27 @@ def test_the_record_recipe_loads_and_trains(tmp_path):
     assert 2000 <= summary["timesteps"] < 2100 and summary["eval"]["episodes"] == 2
 
 
+def test_the_human_record_recipe_trains_on_from_the_planner_s_records(tmp_path):
+    """agents/recipes/human_record.toml, which made the shipped model: the planner's records
+    (named relative to the recipe) as start runs, best/ judged against the human record; it
+    resumes a model of the record recipe."""
+    from agents.shipped import RECIPE_MODEL
+    from agents.training.config import load_config
+    from agents.training.train import train
+
+    recipes = REPO / "agents" / "recipes"
+    cfg = load_config(recipes / "human_record.toml")
+    names = ["guided_seed0_39.03s", "guided_seed0_39.77s", "guided_seed0_41.10s", "guided_seed0_41.57s"]
+    assert [Path(p) for p in cfg.env.start_runs] == [REPO / "agents" / "records" / f"{n}.npz" for n in names]
+    assert all(Path(p).is_file() for p in cfg.env.start_runs)
+    assert cfg.env.start_share == 0.5 and cfg.run.best_target_s == 45.53 and cfg.run.best_min_success == 0.92
+    assert cfg.batch.async_actor and cfg.run.best_async and not cfg.run.then
+    sets = [f'run.out_dir="{tmp_path}"', "run.steps=1500", "run.minutes=0", "run.eval_episodes=2"]
+    sets += ["run.progress_bar=false", "run.checkpoint_every=0", "run.best_every=0"]
+    summary = train(load_config(recipes / "human_record.toml", sets), resume=str(RECIPE_MODEL), log=lambda s: None)
+    assert summary["timesteps"] >= 27_780_000 + 1500 and summary["eval"]["episodes"] == 2
+
+
 _STAGE = """
 [algo]
 name = "pddqn"
