@@ -5,6 +5,9 @@ local threads. Test files import from here (and ``clitools``, ``oracle``), never
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -85,3 +88,21 @@ def assert_ray_equals_local(cfg: Any, budget: int) -> None:
     local = run_search(new_state(cfg), LocalExpander(2), budget, progress=False)
     assert on_ray.history == local.history and on_ray.updates == local.updates
     assert all(np.array_equal(x, y) for x, y in zip(on_ray.keys, local.keys, strict=True))
+
+
+def portable_and_fast(code: str) -> dict[str, str]:
+    """What Python ``code`` prints with the engine's CPU extensions on (key "0") and off
+    (key "1": ``QWOP_SIM_PORTABLE=1``, what a CPU without FMA and AVX2 runs), each in a
+    fresh interpreter (the switch is read as the library loads)."""
+    env = {k: v for k, v in os.environ.items() if k != "QWOP_SIM_PORTABLE"}
+    return {
+        portable: subprocess.run(
+            [sys.executable, "-c", code],
+            env={**env, "QWOP_SIM_PORTABLE": portable},
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for portable in ("0", "1")
+    }

@@ -5,15 +5,11 @@ any machine."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 import sim_env
-from tests.support import REPO
+from tests.support import portable_and_fast
 
 OBS = 83
 
@@ -86,16 +82,5 @@ print(hashlib.sha256(p.values(obs).tobytes()).hexdigest())
 
 def test_the_portable_path_gives_the_same_bits() -> None:
     """What a CPU without AVX2 runs (row by row; QWOP_SIM_PORTABLE=1) equals the lanes."""
-    env = {k: v for k, v in os.environ.items() if k != "QWOP_SIM_PORTABLE"}
-    digests = {
-        portable: subprocess.run(
-            [sys.executable, "-c", _DIGEST],
-            env={**env, "QWOP_SIM_PORTABLE": portable},
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        for portable in ("0", "1")
-    }
+    digests = {portable: out.strip() for portable, out in portable_and_fast(_DIGEST).items()}
     assert digests["0"] == digests["1"] and len(digests["0"]) == 64

@@ -17,7 +17,7 @@ import sim_env
 from sim_env import libm
 from sim_env.gaits import SHUFFLE, gait_keys
 from tests.conftest import RUN_TRACES, SESSION_TRACES
-from tests.support import REPO
+from tests.support import REPO, portable_and_fast
 
 ROOT = REPO
 # What a CPU without FMA gets from glibc's sin/cos dispatch (its generic build).
@@ -174,18 +174,7 @@ print(_core.hardware_fma(), sim_env.lockstep_available(), h.hexdigest())
 def test_portable_paths_give_the_same_bits() -> None:
     """What a CPU without FMA and AVX2 runs (std::fma, sin/cos one at a time, no lock step;
     QWOP_SIM_PORTABLE=1) gives the same bytes as this CPU's fast paths."""
-    env = {k: v for k, v in os.environ.items() if k != "QWOP_SIM_PORTABLE"}
-    runs = {}
-    for portable in ("0", "1"):
-        out = subprocess.run(
-            [sys.executable, "-c", _PATHS_DIGEST],
-            env={**env, "QWOP_SIM_PORTABLE": portable},
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        runs[portable] = out.stdout.split()
+    runs = {portable: out.split() for portable, out in portable_and_fast(_PATHS_DIGEST).items()}
     assert runs["1"][:2] == ["False", "False"], runs["1"]  # the switch took the fast paths away
     assert runs["0"][2] == runs["1"][2]
 
