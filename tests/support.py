@@ -94,11 +94,10 @@ def portable_and_fast(code: str) -> dict[str, str]:
     """What Python ``code`` prints with the engine's CPU extensions on (key "0") and off
     (key "1": ``QWOP_SIM_PORTABLE=1``, what a CPU without FMA and AVX2 runs), each in a
     fresh interpreter (the switch is read as the library loads)."""
-    env = {k: v for k, v in os.environ.items() if k != "QWOP_SIM_PORTABLE"}
     return {
         portable: subprocess.run(
             [sys.executable, "-c", code],
-            env={**env, "QWOP_SIM_PORTABLE": portable},
+            env={**os.environ, "QWOP_SIM_PORTABLE": portable},
             cwd=REPO,
             capture_output=True,
             text=True,

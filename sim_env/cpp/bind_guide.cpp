@@ -1,6 +1,5 @@
 // Python bindings of the guide policy (guide_policy.h): a trained network's greedy choice,
 // evaluated in C++ by the planner's rollouts and by Python callers alike.
-#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,12 +70,9 @@ void bind_guide(py::module_& m) {
              const py::ssize_t n = obs.shape(0);
              py::array_t<double> out({n, static_cast<py::ssize_t>(p.n_actions())});
              std::vector<double> scratch(p.scratch_size());
-             for (py::ssize_t i = 0; i < n; i += qwop::kGuideGroup) {
-               const int rows = static_cast<int>(std::min<py::ssize_t>(qwop::kGuideGroup, n - i));
-               const float* group[qwop::kGuideGroup];
-               for (int r = 0; r < rows; ++r) group[r] = obs.data(i + r);
-               p.values_group(group, rows, out.mutable_data(i), scratch.data());
-             }
+             std::vector<const float*> rows(static_cast<size_t>(n));
+             for (py::ssize_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = obs.data(i);
+             p.values_rows(rows.data(), rows.size(), out.mutable_data(), scratch.data());
              return out;
            }, py::arg("obs"), "Action values (n, n_actions) of observations (n, 83).")
       .def("act", [](const qwop::GuidePolicy& p, const Doubles& states) {
@@ -86,14 +82,11 @@ void bind_guide(py::module_& m) {
              const py::ssize_t n = states.shape(0);
              py::array_t<int64_t> out(n);
              std::vector<double> scratch(p.scratch_size());
-             for (py::ssize_t i = 0; i < n; i += qwop::kGuideGroup) {
-               const int rows = static_cast<int>(std::min<py::ssize_t>(qwop::kGuideGroup, n - i));
-               const double* group[qwop::kGuideGroup];
-               int32_t actions[qwop::kGuideGroup];
-               for (int r = 0; r < rows; ++r) group[r] = states.data(i + r);
-               p.act_group(group, rows, actions, scratch.data());
-               for (int r = 0; r < rows; ++r) out.mutable_at(i + r) = actions[r];
-             }
+             std::vector<const double*> rows(static_cast<size_t>(n));
+             for (py::ssize_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = states.data(i);
+             std::vector<int32_t> actions(rows.size());
+             p.act_rows(rows.data(), rows.size(), actions.data(), scratch.data());
+             for (py::ssize_t i = 0; i < n; ++i) out.mutable_at(i) = actions[static_cast<size_t>(i)];
              return out;
            }, py::arg("states"), "The greedy action index of each body state (n, 12, 6).");
 }

@@ -134,10 +134,16 @@ GuidePolicy::GuidePolicy(std::vector<DenseLayer> layers, int32_t n_actions, std:
 }
 
 void GuidePolicy::values(const float* obs, double* values, double* scratch) const {
-  values_group(&obs, 1, values, scratch);
+  values_pass(&obs, 1, values, scratch);
 }
 
-void GuidePolicy::values_group(const float* const obs[], int n, double* values, double* scratch) const {
+void GuidePolicy::values_rows(const float* const obs[], size_t n, double* values, double* scratch) const {
+  for (size_t i = 0; i < n; i += kGuideGroup) {
+    values_pass(obs + i, static_cast<int>(std::min<size_t>(kGuideGroup, n - i)), values + i * nActions_, scratch);
+  }
+}
+
+void GuidePolicy::values_pass(const float* const obs[], int n, double* values, double* scratch) const {
   // Rows of widest_ doubles: the group's inputs to a layer in h, its outputs in next.
   const size_t stride = static_cast<size_t>(widest_);
   double* h = scratch;
@@ -184,20 +190,23 @@ int32_t argmax(const double* v, int32_t n) {
 
 int32_t GuidePolicy::act(const double* state, double* scratch) const {
   int32_t action = 0;
-  act_group(&state, 1, &action, scratch);
+  act_rows(&state, 1, &action, scratch);
   return action;
 }
 
-void GuidePolicy::act_group(const double* const states[], int n, int32_t* actions, double* scratch) const {
+void GuidePolicy::act_rows(const double* const states[], size_t n, int32_t* actions, double* scratch) const {
   float obs[kGuideGroup][kObsSize];
   const float* rows[kGuideGroup];
-  for (int r = 0; r < n; ++r) {
-    write_observation(states[r], obs[r]);
-    rows[r] = obs[r];
-  }
   double* v = scratch + 2 * kGuideGroup * static_cast<size_t>(widest_);
-  values_group(rows, n, v, scratch);
-  for (int r = 0; r < n; ++r) actions[r] = argmax(v + r * nActions_, nActions_);
+  for (size_t i = 0; i < n; i += kGuideGroup) {
+    const int m = static_cast<int>(std::min<size_t>(kGuideGroup, n - i));
+    for (int r = 0; r < m; ++r) {
+      write_observation(states[i + r], obs[r]);
+      rows[r] = obs[r];
+    }
+    values_pass(rows, m, v, scratch);
+    for (int r = 0; r < m; ++r) actions[i + r] = argmax(v + r * nActions_, nActions_);
+  }
 }
 
 }  // namespace qwop

@@ -44,13 +44,16 @@ class GuidePolicy {
   // The greedy action (the first of equal values, as numpy's argmax) of a body state (12 x 6).
   int32_t act(const double* state, double* scratch) const;
 
-  // values() and act() of n <= kGuideGroup rows in one pass, the same bits row by row (every
-  // output is the same products summed in the same order; with AVX2 the rows share each
+  // values() and act() of n rows, kGuideGroup per pass, the same bits row by row (every
+  // output is the same products summed in the same order; with AVX2 a pass's rows share each
   // weight load and four outputs are computed side by side). values: n x n_actions.
-  void values_group(const float* const obs[], int n, double* values, double* scratch) const;
-  void act_group(const double* const states[], int n, int32_t* actions, double* scratch) const;
+  void values_rows(const float* const obs[], size_t n, double* values, double* scratch) const;
+  void act_rows(const double* const states[], size_t n, int32_t* actions, double* scratch) const;
 
  private:
+  // One pass: values_rows of n <= kGuideGroup rows.
+  void values_pass(const float* const obs[], int n, double* values, double* scratch) const;
+
   std::vector<DenseLayer> layers_;
   int32_t nActions_;
   std::vector<double> headWeights_;

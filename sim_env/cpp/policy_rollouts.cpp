@@ -1,7 +1,6 @@
 // Policy rollouts. See policy_rollouts.h.
 #include "policy_rollouts.h"
 
-#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -62,8 +61,8 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
     const size_t m = live.size();
     parallel_chunks<RolloutScratch>(m, threads, kRolloutChunk, [&](size_t begin, size_t end, RolloutScratch& scratch) {
       if (scratch.policy.empty()) scratch.policy.resize(policy.scratch_size());
-      // The chunk's decisions first, kGuideGroup rows per pass of the network.
-      static_assert(kRolloutChunk % kGuideGroup == 0, "a chunk holds whole groups of the network's rows");
+      // The chunk's decisions first, in passes of the network over kGuideGroup rows.
+      static_assert(kRolloutChunk % kGuideGroup == 0, "a chunk holds whole passes of the network");
       double state[kRolloutChunk][kNumParts * kStateColumns];
       const double* rows[kRolloutChunk];
       int32_t action[kRolloutChunk];
@@ -71,10 +70,7 @@ RolloutTotals policy_rollouts(const GameSet& games, const int32_t* parent, const
         child.at(live[i]).body_state(state[i - begin]);
         rows[i - begin] = state[i - begin];
       }
-      for (size_t i = begin; i < end; i += kGuideGroup) {
-        const int n = static_cast<int>(std::min<size_t>(kGuideGroup, end - i));
-        policy.act_group(rows + (i - begin), n, action + (i - begin), scratch.policy.data());
-      }
+      policy.act_rows(rows, end - begin, action, scratch.policy.data());
       run_rows(
           begin, end, lockstep, fs, scratch.s,
           [&](size_t i, int, Game*& g, const int8_t*& k) {
