@@ -21,7 +21,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from agents.search.planner import GUIDED_BEAM, LocalExpander, run_search
+from agents.search.planner import LocalExpander, guided_config, run_search
 from agents.search.state import PlannerConfig, load_state, new_state, with_settings
 
 
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.guide is not None:
             from agents.shipped import GUIDE
 
-            cfg = PlannerConfig(seed=args.seed, guide=args.guide or str(GUIDE), beam=GUIDED_BEAM)
+            cfg = guided_config(args.guide or str(GUIDE), seed=args.seed)
         try:
             cfg = with_settings(cfg, args.set)
         except ValueError as exc:

@@ -90,7 +90,12 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
         "agents/models/qwop_guide.zip); far faster runs than the unguided search",
     )
     p.add_argument("--lookahead", type=positive_int, default=15, help="--guide: decisions of each rollout (default 15)")
-    p.add_argument("--beam", type=positive_int, help="games kept per stage (default 256; 8 with --guide)")
+    p.add_argument(
+        "--beam",
+        type=positive_int,
+        help="games kept per stage (default 256; with --guide 8, and more once a run has finished; "
+        "given with --guide, one beam throughout)",
+    )
     p.add_argument(
         "--lines",
         type=positive_int,
@@ -113,6 +118,13 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--from-run", metavar="DEMO", help="start from this finished run (e.g. a trained agent's) as the best so far"
     )
+    p.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="other planner settings (PlannerConfig fields in agents/search/state.py), e.g. per_parent=0 refine_beam=0",
+    )
     p.add_argument("--ray", help="run on Ray: a cluster address, or 'local' to start one on this machine")
     p.add_argument("--gif", help="write a GIF of the best run")
     p.add_argument(
@@ -130,14 +142,21 @@ def _search_defaults() -> argparse.Namespace:
 def _plan(args: argparse.Namespace) -> int:
     import shlex
 
-    from agents.search.planner import GUIDED_BEAM, LocalExpander, run_search
-    from agents.search.state import PlannerConfig, best_run_meta, load_state, new_state, seed_best_run
+    from agents.search.planner import LocalExpander, guided_config, run_search
+    from agents.search.state import (
+        PlannerConfig,
+        best_run_meta,
+        load_state,
+        new_state,
+        seed_best_run,
+        with_settings,
+    )
     from demos.simulate import save_keys_as_demo
 
     if args.resume:
         defaults = _search_defaults()
         kept = ("seed", "beam", "guide", "lookahead", "lines", "children", "horizon", "time_limit", "speed_weight")
-        kept += ("from_run",)
+        kept += ("from_run", "set")
         given = [n for n in kept if getattr(args, n) != getattr(defaults, n)]
         if given:
             flags = ", ".join("--" + n.replace("_", "-") for n in given)
@@ -150,9 +169,7 @@ def _plan(args: argparse.Namespace) -> int:
         check_out_folders(args.out, args.gif)
     else:
         guide = "" if args.guide is None else (args.guide or str(GUIDE))
-        cfg = PlannerConfig(
-            beam=args.beam or (GUIDED_BEAM if guide else PlannerConfig.beam),
-            guide=guide,
+        settings = dict(
             lookahead=args.lookahead,
             lines=args.lines,
             children=args.children,
@@ -161,6 +178,14 @@ def _plan(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             speed_weight=args.speed_weight,
         )
+        if guide:  # --beam: one beam throughout
+            cfg = guided_config(guide, **settings, **({"beam": args.beam, "refine_beam": 0} if args.beam else {}))
+        else:
+            cfg = PlannerConfig(beam=args.beam or PlannerConfig.beam, **settings)
+        try:
+            cfg = with_settings(cfg, args.set)
+        except ValueError as exc:
+            raise UserInputError(f"--set {exc}") from None
         state = new_state(cfg)
         if args.from_run:
             from demos.start_runs import start_run_keys

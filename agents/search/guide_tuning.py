@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.search.planner import GUIDED_BEAM, GuidedSearch, LocalExpander
-from agents.search.state import PlannerConfig, new_state
+from agents.search.planner import GuidedSearch, LocalExpander, guided_config
+from agents.search.state import new_state
 from sim_env.errors import UserInputError
 from sim_env.observation import observe
 
@@ -32,7 +32,9 @@ def collect(
     search; also the best finish it found (inf if none)."""
     from tqdm import tqdm
 
-    planner = GuidedSearch(new_state(PlannerConfig(guide=guide, beam=GUIDED_BEAM, seed=seed)), LocalExpander(threads))
+    # the search the shipped guide was tuned on: every kept game's tries may fill the beam of 8
+    cfg = guided_config(guide, seed=seed, per_parent=0, refine_beam=0)
+    planner = GuidedSearch(new_state(cfg), LocalExpander(threads))
     planner.labels = []
     st = planner.state
     with tqdm(total=updates, unit=" updates", unit_scale=True, desc="search", disable=not progress) as bar:

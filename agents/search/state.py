@@ -69,6 +69,12 @@ class PlannerConfig:
     # guided: updates each tried action is held before the guide's rollout takes over (a finer
     # choice of timing than the guide's own decisions); 0 = the guide's frame_skip
     try_updates: int = 0
+    # guided: at most this many of one kept game's tries go on in the next beam (0 = no limit),
+    # so that the beam holds several games' lines rather than the best game's tries alone
+    per_parent: int = 0
+    # guided: games kept per stage once a run has finished (0 = beam); every line then tries
+    # to beat that run, and a wider beam finds the faster ways on that a narrow one misses
+    refine_beam: int = 0
 
     def check(self) -> None:
         for name in ("beam", "children", "horizon", "min_hold", "per_cell", "lookahead", "lines"):
@@ -78,9 +84,10 @@ class PlannerConfig:
             raise UserInputError(f"max_hold ({self.max_hold}) must be at least min_hold ({self.min_hold})")
         if not self.time_limit > 0 or not self.cell_m > 0:
             raise UserInputError("time_limit and cell_m must be positive")
-        if self.start_noise < 0 or self.try_updates < 0:
+        if min(self.start_noise, self.try_updates, self.per_parent, self.refine_beam) < 0:
             raise UserInputError(
-                f"start_noise and try_updates must be at least 0, got {self.start_noise} and {self.try_updates}"
+                "start_noise, try_updates, per_parent and refine_beam must be at least 0, got "
+                f"{self.start_noise}, {self.try_updates}, {self.per_parent} and {self.refine_beam}"
             )
         action_masks(self.action_set)
 
@@ -167,7 +174,8 @@ def load_state(path: str | Path) -> SearchState:
             meta = json.loads(str(z["meta"]))
             if meta.get("version") != STATE_VERSION:
                 raise ValueError(f"state version {meta.get('version')}, this planner reads {STATE_VERSION}")
-            st = SearchState(config=PlannerConfig(**meta["config"]))
+            # a state saved before per_parent and refine_beam searched without them, and resumes so
+            st = SearchState(config=PlannerConfig(**{"per_parent": 0, "refine_beam": 0, **meta["config"]}))
             st.config.check()  # a state edited by hand (horizon 0 would never end a stage)
             if "beam_key_lengths" in z:
                 ends = np.cumsum(z["beam_key_lengths"])

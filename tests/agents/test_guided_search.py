@@ -199,6 +199,72 @@ def test_tries_held_for_fewer_updates_than_the_guide_decides(tmp_path: Path) -> 
     assert len(np.unique(st.keys[0])) > 2
 
 
+def test_per_parent_limits_each_kept_game_s_tries_in_the_next_beam() -> None:
+    """per_parent=2: no stage keeps more than two tries of one game (tries of one game share
+    its keys but the last decision's); without the limit the best game's tries fill the beam."""
+    from agents.search.planner import make_planner
+
+    def most_of_one_parent(per_parent: int) -> int:
+        planner = make_planner(new_state(replace(GUIDED, beam=8, per_parent=per_parent)), LocalExpander(2))
+        most = 0
+        for _ in range(40):
+            planner.step()
+            prefixes = [k[: -planner.policy.frame_skip].tobytes() for k in planner.state.keys]
+            most = max(most, max(prefixes.count(p) for p in prefixes))
+        return most
+
+    assert most_of_one_parent(2) == 2
+    assert most_of_one_parent(0) > 2
+
+
+def test_refine_beam_keeps_more_games_once_a_run_has_finished() -> None:
+    from agents.search.planner import make_planner
+    from agents.search.state import seed_best_run
+    from demos.format import load_demo
+
+    record = sorted((MODELS.parent / "records").glob("guided_seed0_*.npz"))[0]
+    cfg = replace(GUIDED, beam=3, refine_beam=12, per_parent=2)
+
+    def widest(with_record: bool) -> int:
+        st = new_state(cfg)
+        if with_record:
+            seed_best_run(st, load_demo(record).events[1:].astype(np.int8))
+        planner = make_planner(st, LocalExpander(2))
+        most = 0
+        for _ in range(12):
+            planner.step()
+            most = max(most, len(st.keys))
+        return most
+
+    assert widest(with_record=False) == 3
+    assert widest(with_record=True) == 12
+
+
+def test_best_per_parent_picks_by_score_within_the_limit() -> None:
+    from agents.search.planner import best_per_parent
+
+    score = np.array([5.0, 9.0, 8.0, 7.0, 9.0, 1.0, 6.0])
+    parent = np.array([0, 0, 0, 0, 1, 1, 2])
+    idx = np.arange(7)
+    assert best_per_parent(idx, score, parent, 4, 0).tolist() == [1, 4, 2, 3]  # ties: the first row first
+    assert best_per_parent(idx, score, parent, 4, 2).tolist() == [1, 4, 2, 6]
+    assert best_per_parent(idx, score, parent, 9, 1).tolist() == [1, 4, 6]
+    assert best_per_parent(idx[4:], score, parent, 9, 1).tolist() == [4, 6]
+
+
+def test_a_state_saved_before_per_parent_and_refine_beam_resumes_without_them(tmp_path: Path) -> None:
+    path = tmp_path / "s.npz"
+    _guided(6_000, cfg=replace(GUIDED, per_parent=2, refine_beam=16), state_path=path)
+    with np.load(path) as z:
+        arrays = dict(z)
+    meta = json.loads(str(arrays["meta"]))
+    del meta["config"]["per_parent"], meta["config"]["refine_beam"]
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(path, **arrays)
+    cfg = load_state(path).config
+    assert cfg.per_parent == 0 and cfg.refine_beam == 0
+
+
 @pytest.mark.parametrize("try_updates", [0, 2])
 def test_guided_search_finishes_and_the_run_replays_exactly(try_updates: int) -> None:
     """From a game 6 m before the line (in the shipped record run), the guided search finishes;
@@ -234,6 +300,26 @@ def test_guided_search_cli_and_a_changed_guide(tmp_path: Path) -> None:
     one_line_error(qwop("search", "--resume", str(state), "--updates", "9000"), "has changed")
     one_line_error(qwop("search", "--guide", str(tmp_path / "none.zip"), "--updates", "10"), "model not found")
     one_line_error(qwop("search", "--guide", "--lookahead", "0", "--updates", "10"), "--lookahead")
+
+
+def test_search_cli_takes_planner_settings(tmp_path: Path) -> None:
+    """--set: the guided defaults (two tries per game, a wider beam after a finish) can be
+    turned off, as the records found before them were searched; bad settings are one line."""
+    from agents.search.planner import GUIDED_PER_PARENT, GUIDED_REFINE_BEAM
+
+    base = ["search", "--guide", "--updates", "3000", "--threads", "1", "--lookahead", "3"]
+    p = qwop(*base, "--state", str(tmp_path / "a.npz"), "--out", str(tmp_path / "a_best.npz"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    cfg = load_state(tmp_path / "a.npz").config
+    assert (cfg.beam, cfg.per_parent, cfg.refine_beam) == (8, GUIDED_PER_PARENT, GUIDED_REFINE_BEAM)
+    off = ["--set", "per_parent=0", "refine_beam=0"]
+    p = qwop(*base, *off, "--state", str(tmp_path / "b.npz"), "--out", str(tmp_path / "b_best.npz"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    cfg = load_state(tmp_path / "b.npz").config
+    assert (cfg.beam, cfg.per_parent, cfg.refine_beam) == (8, 0, 0)
+    one_line_error(qwop(*base, "--set", "per_parent=-1"), "at least 0")
+    one_line_error(qwop(*base, "--set", "beams=3"), "NAME=VALUE")
+    one_line_error(qwop("search", "--resume", str(tmp_path / "b.npz"), "--updates", "9000", *off), "--set")
 
 
 @pytest.mark.slow
