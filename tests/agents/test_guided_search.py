@@ -317,6 +317,10 @@ def test_search_cli_takes_planner_settings(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr[-2000:]
     cfg = load_state(tmp_path / "b.npz").config
     assert (cfg.beam, cfg.per_parent, cfg.refine_beam) == (8, 0, 0)
+    p = qwop(*base, "--beam", "4", "--state", str(tmp_path / "c.npz"), "--out", str(tmp_path / "c_best.npz"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    cfg = load_state(tmp_path / "c.npz").config  # a beam given: that beam throughout
+    assert (cfg.beam, cfg.per_parent, cfg.refine_beam) == (4, GUIDED_PER_PARENT, 0)
     one_line_error(qwop(*base, "--set", "per_parent=-1"), "at least 0")
     one_line_error(qwop(*base, "--set", "beams=3"), "NAME=VALUE")
     one_line_error(qwop("search", "--resume", str(tmp_path / "b.npz"), "--updates", "9000", *off), "--set")
