@@ -80,8 +80,10 @@ GUIDED_PER_PARENT = 2
 # Games kept per decision once a run has finished: every line then works to beat it, and
 # a wider beam finds the faster ways on that a narrow one misses. Restarting only from the
 # 38.90 s record for 4 CPU-minutes (seed 0, two tries per game): 8 games found nothing
-# faster, 16 games 38.83 s, 32 games 38.73 s, 64 games 38.67 s.
-GUIDED_REFINE_BEAM = 64
+# faster, 16 games 38.83 s, 32 games 38.73 s, 64 games 38.67 s, 128 games 38.73 s. The whole
+# benchmark (python -m agents.bench.search --guide, seed 0) at 1 / 10 / 30 / 60 CPU-minutes:
+# 64 games 39.93 / 38.80 / 38.63 / 38.43 s, 128 games 39.93 / 38.30 / 38.27 / 38.27 s.
+GUIDED_REFINE_BEAM = 128
 
 
 def guided_config(guide: str, **settings: Any) -> PlannerConfig:
