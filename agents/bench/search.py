@@ -21,8 +21,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from agents.search.planner import LocalExpander, guided_config, run_search
-from agents.search.state import PlannerConfig, load_state, new_state, with_settings
+from agents.search.planner import LocalExpander, run_search
+from agents.search.state import PlannerConfig, guided_config, load_state, new_state, with_settings
 
 
 def main(argv: list[str] | None = None) -> int:

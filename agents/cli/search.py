@@ -142,10 +142,11 @@ def _search_defaults() -> argparse.Namespace:
 def _plan(args: argparse.Namespace) -> int:
     import shlex
 
-    from agents.search.planner import LocalExpander, guided_config, run_search
+    from agents.search.planner import LocalExpander, run_search
     from agents.search.state import (
         PlannerConfig,
         best_run_meta,
+        guided_config,
         load_state,
         new_state,
         seed_best_run,

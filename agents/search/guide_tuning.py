@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.search.planner import GuidedSearch, LocalExpander, guided_config
-from agents.search.state import new_state
+from agents.search.planner import GuidedSearch, LocalExpander
+from agents.search.state import guided_config, new_state
 from sim_env.errors import UserInputError
 from sim_env.observation import observe
 

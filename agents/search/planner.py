@@ -40,7 +40,7 @@ from typing import Any, Protocol
 import numpy as np
 
 import sim_env
-from agents.search.beam_moves import cells, segments, select_diverse
+from agents.search.beam_moves import best_per_parent, cells, segments, select_diverse
 from agents.search.guided_rollouts import (
     FELL_RANK,
     FINISHED,
@@ -53,7 +53,6 @@ from agents.search.guided_rollouts import (
 from agents.search.state import (
     HEAD,
     TORSO,
-    PlannerConfig,
     SearchState,
     load_guide,
     save_state,
@@ -67,29 +66,6 @@ from sim_env.spec import UNITS_PER_METRE
 # saved state grows with the history, so saving after every stage cost more than searching;
 # a search that is stopped (Ctrl-C, a budget) saves at once, a killed one loses at most this.
 SAVE_EVERY_S = 5.0
-# Games kept per decision in a guided search. Measured on its first line with the previous
-# shipped model as guide: one game (the plain rollout policy) finishes in 47.63 s with a
-# lookahead of 15 decisions and 47.23 s with 30 (twice the work); 8 games with 15: 47.27 s
-# first, 43.43 s after 17 M updates of restarts. With the current shipped model as guide,
-# best after 10 M updates (seed 0): 4 games 43.33 s, 8 games 41.83 s, 16 games 43.17 s.
-GUIDED_BEAM = 8
-# At most this many of one kept game's tries in the next guided beam. The shipped guide, one
-# search each (seed 0), best at about 118 M updates: no limit 39.10 s, 1 (every line the
-# rollout policy alone) 41.87 s at 29 M, 2 38.97 s, 3 39.30 s.
-GUIDED_PER_PARENT = 2
-# Games kept per decision once a run has finished: every line then works to beat it, and
-# a wider beam finds the faster ways on that a narrow one misses. Restarting only from the
-# 38.90 s record for 4 CPU-minutes (seed 0, two tries per game): 8 games found nothing
-# faster, 16 games 38.83 s, 32 games 38.73 s, 64 games 38.67 s, 128 games 38.73 s. The whole
-# benchmark (python -m agents.bench.search --guide, seed 0) at 1 / 10 / 30 / 60 CPU-minutes:
-# 64 games 39.93 / 38.80 / 38.63 / 38.43 s, 128 games 39.93 / 38.30 / 38.27 / 38.27 s.
-GUIDED_REFINE_BEAM = 128
-
-
-def guided_config(guide: str, **settings: Any) -> PlannerConfig:
-    """The guided search's settings (the guide and the beams above), with ``settings`` over them."""
-    base = {"beam": GUIDED_BEAM, "per_parent": GUIDED_PER_PARENT, "refine_beam": GUIDED_REFINE_BEAM}
-    return PlannerConfig(guide=guide, **{**base, **settings})
 
 
 class Expander(Protocol):
@@ -337,20 +313,6 @@ class GuidedSearch(Planner):
         self._end_stage(t0, w0)
 
 
-def best_per_parent(idx: np.ndarray, score: np.ndarray, parent: np.ndarray, k: int, per_parent: int) -> np.ndarray:
-    """Up to ``k`` of the rows ``idx``, best ``score`` first (the first of equals first), at most
-    ``per_parent`` of each parent (0: no limit)."""
-    order = idx[np.argsort(-score[idx], kind="stable")]
-    if per_parent > 0:
-        by_parent = np.argsort(parent[order], kind="stable")
-        p = parent[order][by_parent]
-        first = np.r_[0, np.flatnonzero(p[1:] != p[:-1]) + 1]
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[by_parent] = np.arange(len(order)) - np.repeat(first, np.diff(np.r_[first, len(order)]))
-        order = order[rank < per_parent]
-    return order[:k]
-
-
 def make_planner(state: SearchState, expander: Expander) -> Planner:
     """The search a state is for: guided if its configuration names a guide."""
     return (GuidedSearch if state.config.guide else BeamSearch)(state, expander)
@@ -419,16 +381,11 @@ def run_search(
 
 
 __all__ = [
-    "GUIDED_BEAM",
-    "GUIDED_PER_PARENT",
-    "GUIDED_REFINE_BEAM",
     "BeamSearch",
     "Expander",
     "GuidedSearch",
     "LocalExpander",
     "Planner",
-    "best_per_parent",
-    "guided_config",
     "make_planner",
     "run_search",
 ]

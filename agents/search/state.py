@@ -92,6 +92,31 @@ class PlannerConfig:
         action_masks(self.action_set)
 
 
+# Games kept per decision in a guided search. Measured on its first line with the previous
+# shipped model as guide: one game (the plain rollout policy) finishes in 47.63 s with a
+# lookahead of 15 decisions and 47.23 s with 30 (twice the work); 8 games with 15: 47.27 s
+# first, 43.43 s after 17 M updates of restarts. With the current shipped model as guide,
+# best after 10 M updates (seed 0): 4 games 43.33 s, 8 games 41.83 s, 16 games 43.17 s.
+GUIDED_BEAM = 8
+# At most this many of one kept game's tries in the next guided beam. The shipped guide, one
+# search each (seed 0), best at about 118 M updates: no limit 39.10 s, 1 (every line the
+# rollout policy alone) 41.87 s at 29 M, 2 38.97 s, 3 39.30 s.
+GUIDED_PER_PARENT = 2
+# Games kept per decision once a run has finished: every line then works to beat it, and
+# a wider beam finds the faster ways on that a narrow one misses. Restarting only from the
+# 38.90 s record for 4 CPU-minutes (seed 0, two tries per game): 8 games found nothing
+# faster, 16 games 38.83 s, 32 games 38.73 s, 64 games 38.67 s, 128 games 38.73 s. The whole
+# benchmark (python -m agents.bench.search --guide, seed 0) at 1 / 10 / 30 / 60 CPU-minutes:
+# 64 games 39.93 / 38.80 / 38.63 / 38.43 s, 128 games 39.93 / 38.30 / 38.27 / 38.27 s.
+GUIDED_REFINE_BEAM = 128
+
+
+def guided_config(guide: str, **settings: Any) -> PlannerConfig:
+    """The guided search's settings (the guide and the beams above), with ``settings`` over them."""
+    base = {"beam": GUIDED_BEAM, "per_parent": GUIDED_PER_PARENT, "refine_beam": GUIDED_REFINE_BEAM}
+    return PlannerConfig(guide=guide, **{**base, **settings})
+
+
 def with_settings(config: PlannerConfig, settings: list[str]) -> PlannerConfig:
     """``config`` with ``NAME=VALUE`` settings (PlannerConfig fields, values of the field's
     type), checked; a ValueError names what is wrong."""
@@ -283,10 +308,14 @@ def best_run_meta(state: SearchState, command: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "GUIDED_BEAM",
+    "GUIDED_PER_PARENT",
+    "GUIDED_REFINE_BEAM",
     "PlannerConfig",
     "SearchState",
     "best_run_meta",
     "describe",
+    "guided_config",
     "load_guide",
     "load_state",
     "new_state",

@@ -241,7 +241,7 @@ def test_refine_beam_keeps_more_games_once_a_run_has_finished() -> None:
 
 
 def test_best_per_parent_picks_by_score_within_the_limit() -> None:
-    from agents.search.planner import best_per_parent
+    from agents.search.beam_moves import best_per_parent
 
     score = np.array([5.0, 9.0, 8.0, 7.0, 9.0, 1.0, 6.0])
     parent = np.array([0, 0, 0, 0, 1, 1, 2])
@@ -305,7 +305,7 @@ def test_guided_search_cli_and_a_changed_guide(tmp_path: Path) -> None:
 def test_search_cli_takes_planner_settings(tmp_path: Path) -> None:
     """--set: the guided defaults (two tries per game, a wider beam after a finish) can be
     turned off, as the records found before them were searched; bad settings are one line."""
-    from agents.search.planner import GUIDED_PER_PARENT, GUIDED_REFINE_BEAM
+    from agents.search.state import GUIDED_PER_PARENT, GUIDED_REFINE_BEAM
 
     base = ["search", "--guide", "--updates", "3000", "--threads", "1", "--lookahead", "3"]
     p = qwop(*base, "--state", str(tmp_path / "a.npz"), "--out", str(tmp_path / "a_best.npz"))
