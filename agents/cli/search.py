@@ -71,6 +71,14 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--learning-rate", type=positive_float, default=1e-4, help="default 1e-4")
     p.add_argument("--seed", type=int, default=0, help="the searches' seed and the training's")
     p.add_argument("--out", help="a new folder for the rounds' models (default: a new runs/guide-TIME)")
+    p.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="settings of the rounds' search (PlannerConfig fields); the default is the search the shipped guide was "
+        "tuned on (per_parent=0 refine_beam=0), and per_parent=2 refine_beam=128 is the one qwop search --guide runs",
+    )
     p.set_defaults(func=_tune_guide)
 
 
@@ -271,7 +279,9 @@ def _tune_guide(args: argparse.Namespace) -> int:
 
     guide = check_model_file(args.model or PRETRAINED)
     out = Path(args.out) if args.out else new_run_folder("guide")
-    last = tune_rounds(guide, out, args.rounds, args.updates, args.epochs, args.learning_rate, args.seed)
+    last = tune_rounds(
+        guide, out, args.rounds, args.updates, args.epochs, args.learning_rate, args.seed, settings=args.set
+    )
     print(f"the tuned guide: {last}; search with it: qwop search --guide {last} --updates 20000000")
     return 0
 

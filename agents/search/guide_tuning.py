@@ -15,25 +15,40 @@ in updates, a seeded shuffle, one torch thread.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from agents.search.planner import GuidedSearch, LocalExpander
-from agents.search.state import guided_config, new_state
+from agents.search.state import PlannerConfig, guided_config, new_state, with_settings
 from sim_env.errors import UserInputError
 from sim_env.observation import observe
 
 
+def search_config(guide: str, seed: int = 0, settings: Sequence[str] = ()) -> PlannerConfig:
+    """A round's search: by default the one the shipped guide was tuned on (every kept game's
+    tries may fill the beam of 8, one beam throughout), with ``NAME=VALUE`` settings on top
+    (``per_parent=2 refine_beam=128`` is the search ``qwop search --guide`` runs now)."""
+    try:
+        return with_settings(guided_config(guide, seed=seed, per_parent=0, refine_beam=0), list(settings))
+    except ValueError as exc:
+        raise UserInputError(f"--set {exc}") from None
+
+
 def collect(
-    guide: str, updates: int, seed: int = 0, threads: int | None = None, progress: bool = True
+    guide: str,
+    updates: int,
+    seed: int = 0,
+    threads: int | None = None,
+    progress: bool = True,
+    settings: Sequence[str] = (),
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """Observations and the search's chosen actions over ``updates`` updates of guided
-    search; also the best finish it found (inf if none)."""
+    search (:func:`search_config`); also the best finish it found (inf if none)."""
     from tqdm import tqdm
 
-    # the search the shipped guide was tuned on: every kept game's tries may fill the beam of 8
-    cfg = guided_config(guide, seed=seed, per_parent=0, refine_beam=0)
+    cfg = search_config(guide, seed, settings)
     planner = GuidedSearch(new_state(cfg), LocalExpander(threads))
     planner.labels = []
     st = planner.state
@@ -98,22 +113,26 @@ def tune_rounds(
     learning_rate: float = 1e-4,
     seed: int = 0,
     progress: bool = True,
+    settings: Sequence[str] = (),
 ) -> Path:
     """``rounds`` rounds from ``guide``, each model saved in the new folder ``out`` as
-    ``roundN.zip``; returns the last. A round stopped (Ctrl-C) keeps the rounds before it."""
+    ``roundN.zip``; returns the last. A round stopped (Ctrl-C) keeps the rounds before it.
+    ``settings`` change the rounds' search (:func:`search_config`)."""
     if rounds < 1 or updates < 1 or epochs < 1:
         raise UserInputError("rounds, updates and epochs must be at least 1")
+    search_config(str(guide), seed, settings)  # a bad setting stops here, before the folder is made
     if out.exists():
         raise UserInputError(f"{out} exists; choose another folder (nothing is overwritten)")
     out.mkdir(parents=True)
     for r in range(1, rounds + 1):
-        obs, actions, best = collect(str(guide), updates, seed=seed, progress=progress)
+        obs, actions, best = collect(str(guide), updates, seed=seed, progress=progress, settings=settings)
         agree = float(np.mean(actions == _greedy(guide, obs)))
         provenance = {
             "round": r,
             "guide": guide.name,
             "updates": updates,
             "seed": seed,
+            **({"settings": list(settings)} if settings else {}),
             "states": len(actions),
             "search_best_s": best,
             "search_agrees_with_guide": agree,

@@ -366,6 +366,14 @@ def test_tune_guide_trains_the_guide_on_the_search_s_choices(tmp_path: Path) -> 
     a, b = guide_from_model(str(out / "round1.zip")), guide_from_model(str(again / "round1.zip"))
     assert all(np.array_equal(x[0], y[0]) for x, y in zip(a.layers, b.layers, strict=True))
     one_line_error(qwop(*args, "--out", str(out)), "exists")
+    # --set: the rounds' search with other settings, kept in the provenance
+    other = tmp_path / "one-per-game"
+    p = qwop("tune-guide", str(PDDQN), "--rounds", "1", *args[4:], "--set", "per_parent=1", "--out", str(other))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert json.loads((other / "round1.qwop.json").read_text())["tuned_on_search"][-1]["settings"] == ["per_parent=1"]
+    assert not np.array_equal(a.layers[0][0], guide_from_model(str(other / "round1.zip")).layers[0][0])
+    one_line_error(qwop(*args, "--set", "beams=3", "--out", str(tmp_path / "bad")), "NAME=VALUE")
+    assert not (tmp_path / "bad").exists()
 
 
 def test_lines_grow_side_by_side_deterministically_and_resume(tmp_path: Path) -> None:
