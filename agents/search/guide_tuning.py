@@ -30,6 +30,9 @@ def search_config(guide: str, seed: int = 0, settings: Sequence[str] = ()) -> Pl
     """A round's search: by default the one the shipped guide was tuned on (every kept game's
     tries may fill the beam of 8, one beam throughout), with ``NAME=VALUE`` settings on top
     (``per_parent=2 refine_beam=128`` is the search ``qwop search --guide`` runs now)."""
+    for item in settings:
+        if item.partition("=")[0] in ("guide", "guide_sha256", "seed"):
+            raise UserInputError(f"--set {item!r}: the guide is the model argument and the seed --seed")
     try:
         return with_settings(guided_config(guide, seed=seed, per_parent=0, refine_beam=0), list(settings))
     except ValueError as exc:

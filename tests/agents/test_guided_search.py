@@ -373,6 +373,7 @@ def test_tune_guide_trains_the_guide_on_the_search_s_choices(tmp_path: Path) -> 
     assert json.loads((other / "round1.qwop.json").read_text())["tuned_on_search"][-1]["settings"] == ["per_parent=1"]
     assert not np.array_equal(a.layers[0][0], guide_from_model(str(other / "round1.zip")).layers[0][0])
     one_line_error(qwop(*args, "--set", "beams=3", "--out", str(tmp_path / "bad")), "NAME=VALUE")
+    one_line_error(qwop(*args, "--set", "seed=3", "--out", str(tmp_path / "bad")), "--seed")
     assert not (tmp_path / "bad").exists()
 
 
