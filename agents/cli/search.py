@@ -191,10 +191,7 @@ def _plan(args: argparse.Namespace) -> int:
             cfg = guided_config(guide, **settings, **({"beam": args.beam, "refine_beam": 0} if args.beam else {}))
         else:
             cfg = PlannerConfig(beam=args.beam or PlannerConfig.beam, **settings)
-        try:
-            cfg = with_settings(cfg, args.set)
-        except ValueError as exc:
-            raise UserInputError(f"--set {exc}") from None
+        cfg = with_settings(cfg, args.set)
         state = new_state(cfg)
         if args.from_run:
             from demos.start_runs import start_run_keys

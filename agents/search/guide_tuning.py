@@ -33,10 +33,7 @@ def search_config(guide: str, seed: int = 0, settings: Sequence[str] = ()) -> Pl
     for item in settings:
         if item.partition("=")[0] in ("guide", "guide_sha256", "seed"):
             raise UserInputError(f"--set {item!r}: the guide is the model argument and the seed --seed")
-    try:
-        return with_settings(guided_config(guide, seed=seed, per_parent=0, refine_beam=0), list(settings))
-    except ValueError as exc:
-        raise UserInputError(f"--set {exc}") from None
+    return with_settings(guided_config(guide, seed=seed, per_parent=0, refine_beam=0), list(settings))
 
 
 def collect(

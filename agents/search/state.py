@@ -119,7 +119,8 @@ def guided_config(guide: str, **settings: Any) -> PlannerConfig:
 
 def with_settings(config: PlannerConfig, settings: list[str]) -> PlannerConfig:
     """``config`` with ``NAME=VALUE`` settings (PlannerConfig fields, values of the field's
-    type), checked; a ValueError names what is wrong."""
+    type), checked; a UserInputError names what is wrong, as the ``--set`` of the commands
+    that take these settings."""
     import dataclasses
 
     types = {f.name: type(f.default) for f in dataclasses.fields(PlannerConfig)}
@@ -127,17 +128,17 @@ def with_settings(config: PlannerConfig, settings: list[str]) -> PlannerConfig:
     for item in settings:
         name, sep, value = item.partition("=")
         if not sep or name not in types:
-            raise ValueError(f"{item!r}: settings are NAME=VALUE with NAME one of {', '.join(sorted(types))}")
+            raise UserInputError(f"--set {item!r}: settings are NAME=VALUE with NAME one of {', '.join(sorted(types))}")
         try:
             changes[name] = types[name](value)
         except ValueError:
             kind = {int: "a whole number", float: "a number"}.get(types[name], "text")
-            raise ValueError(f"{item!r}: {name} takes {kind}") from None
+            raise UserInputError(f"--set {item!r}: {name} takes {kind}") from None
     out = dataclasses.replace(config, **changes)
     try:
         out.check()
     except UserInputError as exc:
-        raise ValueError(str(exc)) from None
+        raise UserInputError(f"--set {exc}") from None
     return out
 
 
