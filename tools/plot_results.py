@@ -54,13 +54,14 @@ def learning(out: Path) -> Path:
 
 def search(out: Path) -> Path:
     rows = _rows("search.csv")
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(7, 6))
     for name in dict.fromkeys(r["search"] for r in rows):
         rs = [r for r in rows if r["search"] == name and r["best_finish_s"]]
         ax.plot([float(r["cpu_minutes"]) for r in rs], [float(r["best_finish_s"]) for r in rs], "o-", label=name)
     ax.axhline(HUMAN_RECORD_S, color="grey", lw=0.8, ls=":", label="human world record (45.53 s)")
     ax.set(xscale="log", xlabel="search CPU-minutes", ylabel="best finish (s)")
-    ax.legend(fontsize=8)
+    # below the axes: the series are many and their lines close together
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     ax.grid(alpha=0.3, which="both")
     return _save(fig, out / "search.png")
 

@@ -77,7 +77,8 @@ def add_commands(sub: Any) -> None:
         default=[],
         metavar="NAME=VALUE",
         help="settings of the rounds' search (PlannerConfig fields); the default is the search the shipped guide was "
-        "tuned on (per_parent=0 refine_beam=0), and per_parent=2 refine_beam=128 is the one qwop search --guide runs",
+        "tuned on (per_parent=0 refine_beam=0 fine_after=0), and per_parent=2 refine_beam=128 "
+        "fine_after=50000000 fine_try_updates=2 is the one qwop search --guide runs",
     )
     p.set_defaults(func=_tune_guide)
 

@@ -28,12 +28,13 @@ from sim_env.observation import observe
 
 def search_config(guide: str, seed: int = 0, settings: Sequence[str] = ()) -> PlannerConfig:
     """A round's search: by default the one the shipped guide was tuned on (every kept game's
-    tries may fill the beam of 8, one beam throughout), with ``NAME=VALUE`` settings on top
-    (``per_parent=2 refine_beam=128`` is the search ``qwop search --guide`` runs now)."""
+    tries may fill the beam of 8, one beam throughout, the guide's decisions as tries), with
+    ``NAME=VALUE`` settings on top (``per_parent=2 refine_beam=128 fine_after=50000000
+    fine_try_updates=2`` is the search ``qwop search --guide`` runs now)."""
     for item in settings:
         if item.partition("=")[0] in ("guide", "guide_sha256", "seed"):
             raise UserInputError(f"--set {item!r}: the guide is the model argument and the seed --seed")
-    return with_settings(guided_config(guide, seed=seed, per_parent=0, refine_beam=0), list(settings))
+    return with_settings(guided_config(guide, seed=seed, per_parent=0, refine_beam=0, fine_after=0), list(settings))
 
 
 def collect(

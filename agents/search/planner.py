@@ -7,7 +7,9 @@ the tries whose rollouts got farthest (a finished rollout first, by its time; a 
 at most ``per_parent`` of one game's tries, so that several games' lines go on: a one-step
 policy improvement inside a beam (``agents/search/guided_rollouts.py``). When its lines die
 or fall behind the best run, new lines start after a few random-key updates or from the best
-run at a random update; once a run has finished, the beam keeps ``refine_beam`` games. Unguided (the default):
+run at a random update; once a run has finished, the beam keeps ``refine_beam`` games, and
+once the best run has stood ``fine_after`` updates, every try is held ``fine_try_updates``
+updates rather than one decision of the guide. Unguided (the default):
 a time-synchronous beam search with diversity. Every stage, each kept game is copied
 ``children`` times and each copy runs ``horizon`` updates of random held key masks (segments
 of ``min_hold``..``max_hold`` updates); falls are dropped, finishes are recorded, and the next
@@ -113,6 +115,8 @@ class Planner:
         self.expander = expander
         self.masks = self._masks()
         self.rng = np.random.default_rng(self.cfg.seed)
+        # the best finish in the history, and the updates done at the end of the stage that found it
+        self.best_seen, self.best_at = best_found_at(state.history)
         if state.rng:
             self.rng.bit_generator.state = state.rng
         if state.keys:
@@ -221,6 +225,8 @@ class Planner:
 
     def _end_stage(self, t0: float, w0: float) -> None:
         st = self.state
+        if st.best_time_s < self.best_seen:
+            self.best_seen, self.best_at = st.best_time_s, st.updates
         st.cpu_seconds += time.process_time() - t0
         st.history.append((st.updates, st.best_time_s, st.farthest_m))
         st.wall.append((st.wall[-1] if st.wall else 0.0) + time.monotonic() - w0)
@@ -270,6 +276,7 @@ class GuidedSearch(Planner):
         # when a list: what the search chose, for a guide to learn from (agents/search/guide_tuning.py)
         self.labels: list[tuple[np.ndarray, np.ndarray]] | None = None
         super().__init__(state, expander)
+        self.fine = stalled_for(state.history, self.cfg.fine_after)  # tries held fine_try_updates
 
     def _masks(self) -> np.ndarray:
         return self.policy.masks
@@ -284,9 +291,14 @@ class GuidedSearch(Planner):
         policy's greedy rollout after it, and the best tries make the next beam."""
         cfg, st, policy = self.cfg, self.state, self.policy
         t0, w0 = time.process_time(), time.monotonic()
+        if cfg.fine_after and self.best_seen < float("inf") and st.updates - self.best_at >= cfg.fine_after:
+            self.fine = True  # for the rest of the search: it has stalled at the coarser tries
+        hold = cfg.try_updates or policy.frame_skip
+        if self.fine and cfg.fine_try_updates:
+            hold = cfg.fine_try_updates
         n_actions = len(self.masks)
         parent = np.repeat(np.arange(len(self.games), dtype=np.int32), n_actions)
-        keys = np.repeat(np.tile(self.masks, len(self.games))[:, None], cfg.try_updates or policy.frame_skip, axis=1)
+        keys = np.repeat(np.tile(self.masks, len(self.games))[:, None], hold, axis=1)
         out = self.expander.rollouts(self.games, parent, keys, policy, cfg.lookahead)
         st.updates += int(out["total_updates"])
         end, rx = out["rollout_end"], out["rollout_x"]
@@ -311,6 +323,30 @@ class GuidedSearch(Planner):
 
         self._next_stage(parent, keys, ~out["ended"] & ~self._too_slow(out, x, parent), choose)
         self._end_stage(t0, w0)
+
+
+def best_found_at(history: list[tuple[int, float, float]]) -> tuple[float, int]:
+    """The best finish in ``history`` (inf if none) and the updates done at the end of the first
+    stage that had it (a best run given at the start counts from the first stage)."""
+    best, at = float("inf"), 0
+    for done, time_s, _ in history:
+        if time_s < best:
+            best, at = time_s, done
+    return best, at
+
+
+def stalled_for(history: list[tuple[int, float, float]], updates: int) -> bool:
+    """Whether, at the start of a stage after ``history``'s first, the best finish had stood
+    ``updates`` updates (never if 0): how a resumed search knows it had stalled."""
+    if updates <= 0:
+        return False
+    best, at = float("inf"), 0
+    for done, time_s, _ in history:
+        if time_s < best:
+            best, at = time_s, done
+        if best < float("inf") and done - at >= updates:
+            return True
+    return False
 
 
 def make_planner(state: SearchState, expander: Expander) -> Planner:
@@ -370,8 +406,9 @@ def run_search(
                     bar.update(min(round(time.monotonic() - start), bar.total) - bar.n)
                 rate = (state.updates - done0) / max(1e-9, time.monotonic() - start)
                 best = f"{state.best_time_s:.2f} s" if state.best_keys is not None else "none yet"
+                fine = f", tries of {state.config.fine_try_updates} updates" if getattr(planner, "fine", False) else ""
                 bar.set_postfix_str(
-                    f"best {best}, farthest {state.farthest_m:.1f} m, {rate:,.0f} updates/s", refresh=False
+                    f"best {best}, farthest {state.farthest_m:.1f} m, {rate:,.0f} updates/s{fine}", refresh=False
                 )
     finally:
         bar.close()
@@ -386,6 +423,8 @@ __all__ = [
     "GuidedSearch",
     "LocalExpander",
     "Planner",
+    "best_found_at",
     "make_planner",
     "run_search",
+    "stalled_for",
 ]

@@ -75,6 +75,11 @@ class PlannerConfig:
     # guided: games kept per stage once a run has finished (0 = beam); every line then tries
     # to beat that run, and a wider beam finds the faster ways on that a narrow one misses
     refine_beam: int = 0
+    # guided: once the best run has stood this many updates (no faster finish found), every
+    # try from then on is held ``fine_try_updates`` updates (a finer choice of when the keys
+    # change than the guide's own decisions, for a search stalled at them); 0 = never
+    fine_after: int = 0
+    fine_try_updates: int = 0  # 0 = as before the switch (try_updates)
 
     def check(self) -> None:
         for name in ("beam", "children", "horizon", "min_hold", "per_cell", "lookahead", "lines"):
@@ -84,11 +89,10 @@ class PlannerConfig:
             raise UserInputError(f"max_hold ({self.max_hold}) must be at least min_hold ({self.min_hold})")
         if not self.time_limit > 0 or not self.cell_m > 0:
             raise UserInputError("time_limit and cell_m must be positive")
-        if min(self.start_noise, self.try_updates, self.per_parent, self.refine_beam) < 0:
-            raise UserInputError(
-                "start_noise, try_updates, per_parent and refine_beam must be at least 0, got "
-                f"{self.start_noise}, {self.try_updates}, {self.per_parent} and {self.refine_beam}"
-            )
+        counts = ("start_noise", "try_updates", "per_parent", "refine_beam", "fine_after", "fine_try_updates")
+        negative = [f"{name} = {getattr(self, name)}" for name in counts if getattr(self, name) < 0]
+        if negative:
+            raise UserInputError(f"{', '.join(negative)}: {', '.join(counts)} must be at least 0")
         action_masks(self.action_set)
 
 
@@ -109,11 +113,28 @@ GUIDED_PER_PARENT = 2
 # benchmark (python -m agents.bench.search --guide, seed 0) at 1 / 10 / 30 / 60 CPU-minutes:
 # 64 games 39.93 / 38.80 / 38.63 / 38.43 s, 128 games 39.93 / 38.30 / 38.27 / 38.27 s.
 GUIDED_REFINE_BEAM = 128
+# Once the best run has stood GUIDED_FINE_AFTER updates, every try is held
+# GUIDED_FINE_TRY_UPDATES updates rather than the guide's 4. The search before (seed 0)
+# stalled at 38.27 s from 148.5 M updates on; resumed at 150 M with tries of 2 updates, it
+# found 38.13 s at 207 M and 37.97 s at 395 M, where tries of 1 or 6 updates found nothing
+# faster by 250 M. From the start, switching once the best run had stood 50 M updates found
+# 37.97 s at 417 M, 75 M 38.23 s by 420 M; tries of 2 updates in every line after the first
+# finish were 0.8 s behind at 50 M (a run takes twice the stages). The benchmark with it: 39.93 /
+# 38.30 / 38.13 / 37.87 s at 1 / 10 / 30 / 60 CPU-minutes. docs/results.md, "Finer tries once
+# the search has stalled".
+GUIDED_FINE_AFTER = 50_000_000
+GUIDED_FINE_TRY_UPDATES = 2
 
 
 def guided_config(guide: str, **settings: Any) -> PlannerConfig:
     """The guided search's settings (the guide and the beams above), with ``settings`` over them."""
-    base = {"beam": GUIDED_BEAM, "per_parent": GUIDED_PER_PARENT, "refine_beam": GUIDED_REFINE_BEAM}
+    base = {
+        "beam": GUIDED_BEAM,
+        "per_parent": GUIDED_PER_PARENT,
+        "refine_beam": GUIDED_REFINE_BEAM,
+        "fine_after": GUIDED_FINE_AFTER,
+        "fine_try_updates": GUIDED_FINE_TRY_UPDATES,
+    }
     return PlannerConfig(guide=guide, **{**base, **settings})
 
 
@@ -310,6 +331,8 @@ def best_run_meta(state: SearchState, command: str) -> dict[str, Any]:
 
 __all__ = [
     "GUIDED_BEAM",
+    "GUIDED_FINE_AFTER",
+    "GUIDED_FINE_TRY_UPDATES",
     "GUIDED_PER_PARENT",
     "GUIDED_REFINE_BEAM",
     "PlannerConfig",

@@ -240,6 +240,64 @@ def test_refine_beam_keeps_more_games_once_a_run_has_finished() -> None:
     assert widest(with_record=True) == 12
 
 
+def _with_record(cfg: PlannerConfig):
+    """A new search whose best run is the first shipped record (no faster run in a small search)."""
+    from agents.search.state import seed_best_run
+    from demos.format import load_demo
+
+    record = sorted((MODELS.parent / "records").glob("guided_seed0_*.npz"))[0]
+    st = new_state(cfg)
+    seed_best_run(st, load_demo(record).events[1:].astype(np.int8))
+    return st
+
+
+def test_tries_get_finer_once_the_best_run_has_stood(tmp_path: Path) -> None:
+    """fine_after: once the best run has stood that many updates (a run given at the start counts
+    from the end of the first stage), every stage adds fine_try_updates updates rather than the
+    guide's 4, for good; a search stopped before or after the switch resumes exactly."""
+    from agents.search.planner import make_planner
+
+    cfg = replace(GUIDED, fine_after=10_000, fine_try_updates=2)
+    st = _with_record(cfg)
+    planner = make_planner(st, LocalExpander(2))
+    holds = []
+    for _ in range(40):
+        start, length, restarts = st.updates, len(st.keys[0]), st.restarts
+        planner.step()
+        if st.restarts == restarts:  # the same line went on: its games grew by one try
+            holds.append((start - st.history[0][0], len(st.keys[0]) - length))
+    assert planner.fine
+    assert all(hold == (2 if since >= 10_000 else 4) for since, hold in holds)
+    assert {hold for _, hold in holds} == {2, 4}
+
+    whole = run_search(_with_record(cfg), LocalExpander(2), 30_000, progress=False)
+    path = tmp_path / "s.npz"
+    run_search(_with_record(cfg), LocalExpander(2), 5_000, state_path=path, progress=False)
+    for budget in (15_000, 30_000):  # stopped before the switch, then after it
+        resumed = run_search(load_state(path), LocalExpander(1), budget, state_path=path, progress=False)
+    assert resumed.history == whole.history
+    assert all(np.array_equal(a, b) for a, b in zip(resumed.keys, whole.keys, strict=True))
+    # a search that stalled, switched, then found a faster run resumes with the finer tries
+    st = _with_record(cfg)
+    t = st.best_time_s
+    st.history, st.updates = [(100, t + 1, 0.0), (10_100, t + 1, 0.0), (10_200, t, 0.0)], 10_200
+    assert make_planner(st, LocalExpander(1)).fine
+    st.history = [(100, t + 1, 0.0), (10_099, t + 1, 0.0), (10_200, t, 0.0)]
+    assert not make_planner(st, LocalExpander(1)).fine
+
+
+def test_when_a_best_run_was_found_and_whether_it_stood() -> None:
+    from agents.search.planner import best_found_at, stalled_for
+
+    inf = float("inf")
+    history = [(100, inf, 1.0), (200, 40.0, 90.0), (300, 40.0, 90.0), (400, 39.5, 90.0), (900, 39.5, 90.0)]
+    assert best_found_at(history) == (39.5, 400)
+    assert best_found_at(history[:1]) == (inf, 0)
+    assert stalled_for(history, 500) and not stalled_for(history, 501) and not stalled_for(history, 0)
+    assert not stalled_for(history[:4], 150)  # 40 s stood 100 updates before 39.5 s was found
+    assert stalled_for(history[:3], 100)
+
+
 def test_best_per_parent_picks_by_score_within_the_limit() -> None:
     from agents.search.beam_moves import best_per_parent
 
