@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -325,28 +326,27 @@ class GuidedSearch(Planner):
         self._end_stage(t0, w0)
 
 
-def best_found_at(history: list[tuple[int, float, float]]) -> tuple[float, int]:
-    """The best finish in ``history`` (inf if none) and the updates done at the end of the first
-    stage that had it (a best run given at the start counts from the first stage)."""
+def _best_so_far(history: list[tuple[int, float, float]]) -> Iterator[tuple[int, float, int]]:
+    """For each stage of ``history``: the updates done, the best finish so far (inf if none) and
+    the updates done at the end of the first stage that had it."""
     best, at = float("inf"), 0
     for done, time_s, _ in history:
         if time_s < best:
             best, at = time_s, done
+        yield done, best, at
+
+
+def best_found_at(history: list[tuple[int, float, float]]) -> tuple[float, int]:
+    """The best finish in ``history`` (inf if none) and the updates done at the end of the first
+    stage that had it (a best run given at the start counts from the first stage)."""
+    _, best, at = deque(_best_so_far(history), maxlen=1).pop() if history else (0, float("inf"), 0)
     return best, at
 
 
 def stalled_for(history: list[tuple[int, float, float]], updates: int) -> bool:
-    """Whether, at the start of a stage after ``history``'s first, the best finish had stood
-    ``updates`` updates (never if 0): how a resumed search knows it had stalled."""
-    if updates <= 0:
-        return False
-    best, at = float("inf"), 0
-    for done, time_s, _ in history:
-        if time_s < best:
-            best, at = time_s, done
-        if best < float("inf") and done - at >= updates:
-            return True
-    return False
+    """Whether, after some stage of ``history``, the best finish had stood ``updates`` updates
+    (never if 0): how a resumed search knows it had switched to finer tries."""
+    return updates > 0 and any(best < float("inf") and done - at >= updates for done, best, at in _best_so_far(history))
 
 
 def make_planner(state: SearchState, expander: Expander) -> Planner:
@@ -406,7 +406,8 @@ def run_search(
                     bar.update(min(round(time.monotonic() - start), bar.total) - bar.n)
                 rate = (state.updates - done0) / max(1e-9, time.monotonic() - start)
                 best = f"{state.best_time_s:.2f} s" if state.best_keys is not None else "none yet"
-                fine = f", tries of {state.config.fine_try_updates} updates" if getattr(planner, "fine", False) else ""
+                fine_tries = state.config.fine_try_updates if getattr(planner, "fine", False) else 0
+                fine = f", tries of {fine_tries} updates" if fine_tries else ""
                 bar.set_postfix_str(
                     f"best {best}, farthest {state.farthest_m:.1f} m, {rate:,.0f} updates/s{fine}", refresh=False
                 )
