@@ -11,6 +11,7 @@ from typing import Any
 
 from agents.cli.common import BEST_RUN, check_demo_files, new_run_folder
 from agents.cli.usage import OneLineParser, positive_float, positive_int
+from agents.search.state import GUIDED_FINE_AFTER, GUIDED_FINE_TRY_UPDATES, GUIDED_PER_PARENT, GUIDED_REFINE_BEAM
 from agents.shipped import GUIDE, PRETRAINED
 from sim_env.errors import UserInputError, check_out_folders
 
@@ -77,8 +78,9 @@ def add_commands(sub: Any) -> None:
         default=[],
         metavar="NAME=VALUE",
         help="settings of the rounds' search (PlannerConfig fields); the default is the search the shipped guide was "
-        "tuned on (per_parent=0 refine_beam=0 fine_after=0), and per_parent=2 refine_beam=128 "
-        "fine_after=50000000 fine_try_updates=2 is the one qwop search --guide runs",
+        f"tuned on (per_parent=0 refine_beam=0 fine_after=0), and per_parent={GUIDED_PER_PARENT} "
+        f"refine_beam={GUIDED_REFINE_BEAM} fine_after={GUIDED_FINE_AFTER} fine_try_updates={GUIDED_FINE_TRY_UPDATES} "
+        "is the one qwop search --guide runs",
     )
     p.set_defaults(func=_tune_guide)
 

@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -292,7 +291,7 @@ class GuidedSearch(Planner):
         policy's greedy rollout after it, and the best tries make the next beam."""
         cfg, st, policy = self.cfg, self.state, self.policy
         t0, w0 = time.process_time(), time.monotonic()
-        if cfg.fine_after and self.best_seen < float("inf") and st.updates - self.best_at >= cfg.fine_after:
+        if _stood(self.best_seen, self.best_at, st.updates, cfg.fine_after):
             self.fine = True  # for the rest of the search: it has stalled at the coarser tries
         hold = cfg.try_updates or policy.frame_skip
         if self.fine and cfg.fine_try_updates:
@@ -326,27 +325,28 @@ class GuidedSearch(Planner):
         self._end_stage(t0, w0)
 
 
-def _best_so_far(history: list[tuple[int, float, float]]) -> Iterator[tuple[int, float, int]]:
-    """For each stage of ``history``: the updates done, the best finish so far (inf if none) and
-    the updates done at the end of the first stage that had it."""
-    best, at = float("inf"), 0
-    for done, time_s, _ in history:
-        if time_s < best:
-            best, at = time_s, done
-        yield done, best, at
-
-
 def best_found_at(history: list[tuple[int, float, float]]) -> tuple[float, int]:
     """The best finish in ``history`` (inf if none) and the updates done at the end of the first
     stage that had it (a best run given at the start counts from the first stage)."""
-    _, best, at = deque(_best_so_far(history), maxlen=1).pop() if history else (0, float("inf"), 0)
-    return best, at
+    return min(((time_s, done) for done, time_s, _ in history if time_s < float("inf")), default=(float("inf"), 0))
+
+
+def _stood(best: float, at: int, done: int, updates: int) -> bool:
+    """Whether a best finish found when ``at`` updates were done had stood ``updates`` updates
+    (never if 0) when ``done`` were: the switch to finer tries."""
+    return updates > 0 and best < float("inf") and done - at >= updates
 
 
 def stalled_for(history: list[tuple[int, float, float]], updates: int) -> bool:
     """Whether, after some stage of ``history``, the best finish had stood ``updates`` updates
     (never if 0): how a resumed search knows it had switched to finer tries."""
-    return updates > 0 and any(best < float("inf") and done - at >= updates for done, best, at in _best_so_far(history))
+    best, at = float("inf"), 0
+    for done, time_s, _ in history:
+        if time_s < best:
+            best, at = time_s, done
+        if _stood(best, at, done, updates):
+            return True
+    return False
 
 
 def make_planner(state: SearchState, expander: Expander) -> Planner:
