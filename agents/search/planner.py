@@ -56,8 +56,11 @@ from agents.search.state import (
     HEAD,
     TORSO,
     SearchState,
+    best_found_at,
     load_guide,
     save_state,
+    stalled_for,
+    stood,
 )
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
@@ -291,7 +294,7 @@ class GuidedSearch(Planner):
         policy's greedy rollout after it, and the best tries make the next beam."""
         cfg, st, policy = self.cfg, self.state, self.policy
         t0, w0 = time.process_time(), time.monotonic()
-        if _stood(self.best_seen, self.best_at, st.updates, cfg.fine_after):
+        if stood(self.best_seen, self.best_at, st.updates, cfg.fine_after):
             self.fine = True  # for the rest of the search: it has stalled at the coarser tries
         hold = cfg.try_updates or policy.frame_skip
         if self.fine and cfg.fine_try_updates:
@@ -323,30 +326,6 @@ class GuidedSearch(Planner):
 
         self._next_stage(parent, keys, ~out["ended"] & ~self._too_slow(out, x, parent), choose)
         self._end_stage(t0, w0)
-
-
-def best_found_at(history: list[tuple[int, float, float]]) -> tuple[float, int]:
-    """The best finish in ``history`` (inf if none) and the updates done at the end of the first
-    stage that had it (a best run given at the start counts from the first stage)."""
-    return min(((time_s, done) for done, time_s, _ in history if time_s < float("inf")), default=(float("inf"), 0))
-
-
-def _stood(best: float, at: int, done: int, updates: int) -> bool:
-    """Whether a best finish found when ``at`` updates were done had stood ``updates`` updates
-    (never if 0) when ``done`` were: the switch to finer tries."""
-    return updates > 0 and best < float("inf") and done - at >= updates
-
-
-def stalled_for(history: list[tuple[int, float, float]], updates: int) -> bool:
-    """Whether, after some stage of ``history``, the best finish had stood ``updates`` updates
-    (never if 0): how a resumed search knows it had switched to finer tries."""
-    best, at = float("inf"), 0
-    for done, time_s, _ in history:
-        if time_s < best:
-            best, at = time_s, done
-        if _stood(best, at, done, updates):
-            return True
-    return False
 
 
 def make_planner(state: SearchState, expander: Expander) -> Planner:
@@ -424,8 +403,6 @@ __all__ = [
     "GuidedSearch",
     "LocalExpander",
     "Planner",
-    "best_found_at",
     "make_planner",
     "run_search",
-    "stalled_for",
 ]

@@ -255,6 +255,30 @@ def load_state(path: str | Path) -> SearchState:
     return st
 
 
+def best_found_at(history: list[tuple[int, float, float]]) -> tuple[float, int]:
+    """The best finish in ``history`` (inf if none) and the updates done at the end of the first
+    stage that had it (a best run given at the start counts from the first stage)."""
+    return min(((time_s, done) for done, time_s, _ in history if time_s < float("inf")), default=(float("inf"), 0))
+
+
+def stood(best: float, at: int, done: int, updates: int) -> bool:
+    """Whether a best finish found when ``at`` updates were done had stood ``updates`` updates
+    (never if 0) when ``done`` were: the switch to finer tries."""
+    return updates > 0 and best < float("inf") and done - at >= updates
+
+
+def stalled_for(history: list[tuple[int, float, float]], updates: int) -> bool:
+    """Whether, after some stage of ``history``, the best finish had stood ``updates`` updates
+    (never if 0): how a resumed search knows it had switched to finer tries."""
+    best, at = float("inf"), 0
+    for done, time_s, _ in history:
+        if time_s < best:
+            best, at = time_s, done
+        if stood(best, at, done, updates):
+            return True
+    return False
+
+
 def describe(state: SearchState) -> dict[str, Any]:
     return {
         "best_time_s": None if state.best_keys is None else state.best_time_s,
@@ -337,6 +361,7 @@ __all__ = [
     "GUIDED_REFINE_BEAM",
     "PlannerConfig",
     "SearchState",
+    "best_found_at",
     "best_run_meta",
     "describe",
     "guided_config",
@@ -345,4 +370,6 @@ __all__ = [
     "new_state",
     "save_state",
     "seed_best_run",
+    "stalled_for",
+    "stood",
 ]

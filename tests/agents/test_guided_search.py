@@ -287,7 +287,7 @@ def test_tries_get_finer_once_the_best_run_has_stood(tmp_path: Path) -> None:
 
 
 def test_when_a_best_run_was_found_and_whether_it_stood() -> None:
-    from agents.search.planner import best_found_at, stalled_for
+    from agents.search.state import best_found_at, stalled_for
 
     inf = float("inf")
     history = [(100, inf, 1.0), (200, 40.0, 90.0), (300, 40.0, 90.0), (400, 39.5, 90.0), (900, 39.5, 90.0)]
