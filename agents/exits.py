@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 
 from sim_env.errors import UserInputError, one_line
+from sim_env.extras import extra_of, install_hint
 from sim_env.interrupts import TerminateAsInterrupt
 
 
@@ -34,6 +35,12 @@ def user_errors_in_one_line(body: Callable[[], int], safe_point_stops: bool = Fa
             return int(body())
     except _user_error_types() as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an optional extra that a path needed, past the commands' own checks
+        extra = extra_of(exc.name or "")
+        if extra is None:
+            raise
+        print(f"error: this needs the {extra} extra ({exc.name} is missing): {install_hint(extra)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""``qwop``'s parser (each command group adds its own) and its error convention."""
+"""``qwop``'s parser (each command group adds its own), the extras each command needs, and its
+error convention."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 from agents.cli import search, tools, training
 from agents.cli.usage import OneLineParser
 from agents.exits import user_errors_in_one_line
+from sim_env.extras import require_extra
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,9 +19,38 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+# Commands that load or train models (torch, stable-baselines3) and those that drive a browser;
+# the rest run on the core install. Options that add a need are in extras_needed.
+_TRAIN_COMMANDS = {"train", "eval", "play", "sample", "improve", "tune-guide"}
+_BROWSER_COMMANDS = {"record", "browser-bench"}
+
+
+def extras_needed(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(extra, what needs it) for a parsed command line, checked before any work starts."""
+    cmd, need = f"qwop {args.command}", []
+    if args.command in _TRAIN_COMMANDS:
+        need.append(("train", cmd))
+    for flag in ("guide", "gif", "video"):  # a guide model; drawing (pillow, imageio-ffmpeg)
+        if getattr(args, flag, None) is not None:
+            need.append(("train", f"{cmd} --{flag}"))
+    if args.command in _BROWSER_COMMANDS or getattr(args, "browser", False):
+        need.append(("browser", cmd))
+    if args.command == "play" and not args.sim:
+        need.append(("browser", cmd))
+    if getattr(args, "ray", None):
+        need.append(("scale", f"{cmd} --ray"))
+    return need
+
+
+def _run(args: argparse.Namespace) -> int:
+    for extra, what in extras_needed(args):
+        require_extra(extra, what)
+    return int(args.func(args))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return user_errors_in_one_line(lambda: args.func(args), safe_point_stops=args.command in ("train", "search"))
+    return user_errors_in_one_line(lambda: _run(args), safe_point_stops=args.command in ("train", "search"))
 
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "extras_needed", "main"]

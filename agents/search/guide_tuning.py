@@ -23,6 +23,7 @@ import numpy as np
 from agents.search.planner import GuidedSearch, LocalExpander
 from agents.search.state import PlannerConfig, guided_config, new_state, with_settings
 from sim_env.errors import UserInputError
+from sim_env.files import write_whole
 from sim_env.observation import observe
 
 
@@ -77,7 +78,7 @@ def tune(
     import torch
 
     from agents.methods.imitation import pretrain_bc
-    from agents.training.model_files import load_model, model_sidecar
+    from agents.training.model_files import load_model, model_sidecar, write_json
     from demos.convert import DemoDataset
 
     torch.set_num_threads(1)  # the same sums on any machine
@@ -98,10 +99,10 @@ def tune(
         frame_skip=int(info["env"]["frame_skip"]),
     )
     losses = pretrain_bc(model, data, epochs=epochs, learning_rate=learning_rate, seed=seed)
-    model.save(str(out))
+    write_whole(out, model.save)
     side = json.loads(model_sidecar(guide).read_text())
     side["tuned_on_search"] = [*side.get("tuned_on_search", []), provenance]
-    model_sidecar(out).write_text(json.dumps(side, indent=2))
+    write_json(model_sidecar(out), side)
     return losses
 
 

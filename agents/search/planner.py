@@ -65,6 +65,7 @@ from agents.search.state import (
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
 from sim_env.interrupts import StopRequest
+from sim_env.progress import progress_bar
 from sim_env.spec import UNITS_PER_METRE
 
 # Seconds between saves of a running search's state. A guided stage takes milliseconds and a
@@ -348,13 +349,11 @@ def run_search(
         raise UserInputError("give a budget: a number of updates or of minutes")
     if budget_updates is not None and budget_updates < 1:
         raise UserInputError(f"the budget must be at least 1 update, got {budget_updates}")
-    from tqdm import tqdm
-
     planner = make_planner(state, expander)
     start = last_save = time.monotonic()
     done0 = state.updates
     by_updates = budget_updates is not None
-    bar = tqdm(
+    bar = progress_bar(
         total=budget_updates if by_updates else round(minutes * 60),
         initial=min(state.updates, budget_updates) if by_updates else 0,
         unit=" updates" if by_updates else " s",

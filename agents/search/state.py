@@ -15,7 +15,7 @@ import numpy as np
 
 import sim_env
 from agents.search.guided_rollouts import GuidePolicy, guide_from_model
-from sim_env.actions import action_masks
+from sim_env.actions import MAX_MASK, action_masks
 from sim_env.errors import UserInputError
 from sim_env.files import write_whole
 from sim_env.spec import UNITS_PER_METRE
@@ -213,8 +213,25 @@ def save_state(st: SearchState, path: Path) -> None:
     write_whole(path, lambda f: np.savez_compressed(f, **arrays))
 
 
+def _ints(z: Any, name: str, low: int, high: int) -> np.ndarray:
+    """A saved array of whole numbers in [low, high] (a float or out-of-range entry is damage)."""
+    a = z[name]
+    if a.dtype.kind not in "iu" or (a.size and (a.min() < low or a.max() > high)):
+        raise ValueError(f"{name} must hold whole numbers from {low} to {high}")
+    return a
+
+
+def _number(meta: dict[str, Any], name: str, whole: bool) -> Any:
+    v = meta[name]
+    ok = isinstance(v, int) if whole else isinstance(v, int | float) and np.isfinite(v)
+    if isinstance(v, bool) or not ok or v < 0:
+        raise ValueError(f"{name} must be a {'whole ' if whole else ''}number of at least 0, got {v!r}")
+    return v
+
+
 def load_state(path: str | Path) -> SearchState:
-    """A saved search (see :func:`save_state`); one-line errors for a missing or unreadable file."""
+    """A saved search (see :func:`save_state`), its every field checked; one-line errors for a
+    missing, unreadable or damaged file."""
     p = Path(path)
     try:
         with np.load(p, allow_pickle=False) as z:
@@ -225,22 +242,36 @@ def load_state(path: str | Path) -> SearchState:
             st = SearchState(config=PlannerConfig(**{"per_parent": 0, "refine_beam": 0, **meta["config"]}))
             st.config.check()  # a state edited by hand (horizon 0 would never end a stage)
             if "beam_key_lengths" in z:
-                ends = np.cumsum(z["beam_key_lengths"])
-                st.keys = [k.astype(np.int8) for k in np.split(z["beam_keys_flat"], ends[:-1])] if len(ends) else []
-                st.line = [int(v) for v in z["beam_line"]]
+                flat = _ints(z, "beam_keys_flat", 0, MAX_MASK)
+                lengths = _ints(z, "beam_key_lengths", 0, len(flat))
+                if int(lengths.sum()) != len(flat):
+                    raise ValueError("beam_key_lengths do not add up to the beam's keys")
+                ends = np.cumsum(lengths)
+                st.keys = [k.astype(np.int8) for k in np.split(flat, ends[:-1])] if len(ends) else []
+                st.line = [int(v) for v in _ints(z, "beam_line", 0, 2**62)]
+                if len(st.line) != len(st.keys):
+                    raise ValueError("beam_line does not match the beam")
             else:  # saved before lines: one line, all of one length
-                st.keys = [row.astype(np.int8) for row in z["beam_keys"]]
-            st.history = [(int(u), float(b), float(f)) for u, b, f in z["history"]]
+                st.keys = [row.astype(np.int8) for row in _ints(z, "beam_keys", 0, MAX_MASK)]
+            history = z["history"]
+            if history.dtype.kind != "f" or history.ndim != 2 or history.shape[1] != 3:
+                raise ValueError("history must be rows of 3 numbers")
+            st.history = [(int(u), float(b), float(f)) for u, b, f in history]
             st.wall = [float(w) for w in z["wall"]]
             st.cpu = [float(c) for c in z["cpu"]] if "cpu" in z else []  # states saved before it was kept
             if "best_keys" in z:
-                st.best_keys = z["best_keys"].astype(np.int8)
+                st.best_keys = _ints(z, "best_keys", 0, MAX_MASK).astype(np.int8)
+            np.random.Generator(np.random.PCG64()).bit_generator.state = meta["rng"]  # a generator's state
+            st.rng, st.stage = meta["rng"], _number(meta, "stage", True)
+            st.updates, st.restarts = _number(meta, "updates", True), _number(meta, "restarts", True)
+            st.farthest_m, st.cpu_seconds = _number(meta, "farthest_m", False), _number(meta, "cpu_seconds", False)
+            if st.best_keys is not None:
+                _number(meta, "best_time_s", False)
     except FileNotFoundError:
         raise UserInputError(f"resume file not found: {p}") from None
     except Exception as exc:
-        raise UserInputError(f"cannot resume from {p}: {exc}; start a new search without --resume") from None
-    st.rng, st.stage, st.farthest_m = meta["rng"], meta["stage"], meta["farthest_m"]
-    st.updates, st.cpu_seconds, st.restarts = meta["updates"], meta["cpu_seconds"], meta["restarts"]
+        what = f"{type(exc).__name__} {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise UserInputError(f"cannot resume from {p}: {what}; start a new search without --resume") from None
     if st.best_keys is not None:
         out = sim_env.replay(st.best_keys, sincos=st.config.sincos)
         # The saved best run must be what the file says it is: a finish in best_time_s.

@@ -13,6 +13,8 @@ from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
 from agents.training.config import TrainConfig
 from agents.training.model_files import write_sidecar
+from agents.training.safe_loading import save_buffer
+from sim_env.files import write_whole
 from sim_env.interrupts import StopRequest
 
 
@@ -119,9 +121,10 @@ class StopOnRequest(BaseCallback):
 
 
 class SidecarCheckpoint(CheckpointCallback):
-    """Checkpoints that also write the env options beside each model file. Of the replay
-    buffers saved with them only the newest stays: each is the size of the whole buffer (330 MB
-    for the record recipe's), and a run of 30 M steps would otherwise leave 60 of them."""
+    """Checkpoints written whole (sim_env.files), each with its sidecar of env options and, for
+    off-policy algorithms, its replay buffer as ``.npz`` (agents.training.safe_loading). Of the
+    buffers only the newest stays: each is the size of the whole buffer (330 MB for the record
+    recipe's), and a run of 30 M steps would otherwise leave 60 of them."""
 
     def __init__(self, cfg: TrainConfig, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -129,16 +132,18 @@ class SidecarCheckpoint(CheckpointCallback):
         self._buffer: Path | None = None
 
     def _on_step(self) -> bool:
-        saved = self.n_calls % self.save_freq == 0
-        ok = super()._on_step()
-        if saved:
-            write_sidecar(Path(self._checkpoint_path(extension="zip")), self.cfg, self.num_timesteps)
-            buffer = Path(self._checkpoint_path("replay_buffer_", extension="pkl"))
-            if buffer.is_file():
-                if self._buffer is not None and self._buffer != buffer:
-                    self._buffer.unlink(missing_ok=True)  # only once the newer one is written
-                self._buffer = buffer
-        return ok
+        if self.n_calls % self.save_freq != 0:
+            return True
+        path = Path(self._checkpoint_path(extension="zip"))
+        write_whole(path, self.model.save)
+        write_sidecar(path, self.cfg, self.num_timesteps)
+        if self.save_replay_buffer and getattr(self.model, "replay_buffer", None) is not None:
+            buffer = Path(self._checkpoint_path("replay_buffer_", extension="npz"))
+            save_buffer(self.model.replay_buffer, buffer)
+            if self._buffer is not None and self._buffer != buffer:
+                self._buffer.unlink(missing_ok=True)  # only once the newer one is written
+            self._buffer = buffer
+        return True
 
 
 __all__ = ["ScheduleHorizon", "SidecarCheckpoint", "StopAfterMinutes", "StopOnRequest", "TrainingProgress"]

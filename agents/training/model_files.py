@@ -1,60 +1,20 @@
 """Model files: an SB3 ``.zip`` and, beside it, its ``.qwop.json`` sidecar (the algorithm and
-the env options the model was trained with, which evaluation needs to rebuild its env)."""
+the env options the model was trained with, which evaluation needs to rebuild its env).
+Both are written whole (``sim_env.files``); models load without unpickling code from the
+file (``safe_loading``)."""
 
 from __future__ import annotations
 
-import base64
-import io
 import json
-import pickle
 import zipfile
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from agents.training.algorithms import algo_class
 from agents.training.config import TrainConfig, from_dict
+from agents.training.safe_loading import custom_objects
 from sim_env.errors import UserInputError, one_line
-
-# Models and replay buffers saved before agents/ was split by concept name their classes (the
-# replay buffer's, for one) at these module paths; they load from where the classes are now.
-MOVED_MODULES = {
-    f"agents.{name}": f"agents.methods.{name}"
-    for name in ("pddqn", "prioritized_replay", "reward_heads", "rnd", "distill", "imitation")
-}
-
-
-class _MovedUnpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        return super().find_class(MOVED_MODULES.get(module, module), name)
-
-
-def _names_moved(raw: bytes) -> bool:
-    return any(old.encode() in raw for old in MOVED_MODULES)
-
-
-def moved_classes(path: Path) -> dict[str, Any]:
-    """SB3 ``custom_objects`` for the saved objects of a model .zip that name a moved module."""
-    try:
-        with zipfile.ZipFile(path) as z:
-            data = json.loads(z.read("data"))
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
-        return {}  # SB3's own load then says what is wrong with the file
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        if isinstance(value, dict) and ":serialized:" in value:
-            raw = base64.b64decode(value[":serialized:"])
-            if _names_moved(raw):
-                out[key] = _MovedUnpickler(io.BytesIO(raw)).load()
-    return out
-
-
-def replay_buffer_file(path: Path) -> str | IO[bytes]:
-    """A saved replay buffer for SB3's ``load_replay_buffer``: the file, or (when it names a
-    moved module) the same buffer pickled again from where its classes are now."""
-    raw = path.read_bytes()
-    if not _names_moved(raw):
-        return str(path)
-    return io.BytesIO(pickle.dumps(_MovedUnpickler(io.BytesIO(raw)).load(), protocol=pickle.HIGHEST_PROTOCOL))
+from sim_env.files import write_whole
 
 
 def model_sidecar(path: Path) -> Path:
@@ -64,11 +24,17 @@ def model_sidecar(path: Path) -> Path:
 def write_sidecar(path: Path, cfg: TrainConfig, num_timesteps: int) -> None:
     """The env options a model needs at evaluation, beside its .zip."""
     side = {"algo": cfg.algo.name, "env": cfg.env_options(), "num_timesteps": int(num_timesteps)}
-    model_sidecar(path).write_text(json.dumps(side, indent=2))
+    write_json(model_sidecar(path), side)
+
+
+def write_json(path: Path, data: Any) -> Path:
+    """A JSON file, written whole."""
+    return write_whole(path, lambda f: f.write(json.dumps(data, indent=2).encode()))
 
 
 def save_model(model: Any, path: Path, cfg: TrainConfig) -> Path:
-    model.save(str(path))
+    """The model and its sidecar, each written whole (a kill mid-save leaves the old file or none)."""
+    write_whole(path, model.save)
     write_sidecar(path, cfg, model.num_timesteps)
     return path
 
@@ -112,8 +78,9 @@ def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
     p = check_model_file(path)
     info = read_sidecar(p)
     cls = algo_class(info["algo"])
+    objects = custom_objects(p, cls, info["env"])  # refuses pickled code before SB3 reads the file
     try:
-        model = cls.load(str(p), device="cpu", custom_objects=moved_classes(p))
+        model = cls.load(str(p), device="cpu", custom_objects=objects)
     except Exception as exc:  # SB3 raises many kinds for a damaged or foreign archive
         raise UserInputError(
             f"{p} could not be loaded as a {info['algo']} model ({one_line(exc)[:200]}); is the file damaged?"

@@ -32,7 +32,8 @@ from agents.training.callbacks import (
     TrainingProgress,
 )
 from agents.training.config import TrainConfig, to_toml
-from agents.training.model_files import moved_classes, replay_buffer_file, save_model
+from agents.training.model_files import save_model
+from agents.training.safe_loading import custom_objects, load_buffer, save_buffer
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
 from sim_env.interrupts import StopRequest
@@ -142,15 +143,16 @@ def _train_in(
     tb = str(run_dir / "tb")
     if resume:
         cls = training_class(cfg)
-        model = cls.load(
-            resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=moved_classes(Path(resume))
-        )
-        # CheckpointCallback names the buffer rl_model_replay_buffer_N_steps.pkl beside rl_model_N_steps.zip.
-        rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".pkl")
-        if not rb.is_file():  # an interrupted run's: interrupted.zip, interrupted_replay_buffer.pkl
-            rb = Path(str(resume).removesuffix(".zip") + "_replay_buffer.pkl")
-        if hasattr(model, "load_replay_buffer") and rb.is_file():
-            model.load_replay_buffer(replay_buffer_file(rb))
+        objects = custom_objects(Path(resume), cls, cfg.env_options(), {"clip_range": cfg.algo.clip_range})
+        model = cls.load(resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=objects)
+        # Checkpoints name the buffer rl_model_replay_buffer_N_steps.npz beside rl_model_N_steps.zip.
+        rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".npz")
+        if not rb.is_file():  # an interrupted run's: interrupted.zip, interrupted_replay_buffer.npz
+            rb = Path(str(resume).removesuffix(".zip") + "_replay_buffer.npz")
+        if getattr(model, "replay_buffer", None) is not None and rb.is_file():
+            load_buffer(model.replay_buffer, rb)
+        elif rb.with_suffix(".pkl").is_file():
+            log(f"not loading {rb.with_suffix('.pkl').name}: a pickled buffer could run code; the buffer starts empty")
         if hasattr(env, "rnd"):
             env.steps = model.num_timesteps  # the bonus's schedule goes on (its networks start afresh)
         log(f"resumed from {resume} at {model.num_timesteps} steps")
@@ -291,8 +293,8 @@ def _save_interrupted(
 ) -> dict[str, Any]:
     """The model as it was when the run was stopped, with its replay buffer, and no evaluation."""
     path = save_model(model, run_dir / "interrupted.zip", cfg)
-    if algorithm(cfg.algo.name).off_policy and hasattr(model, "save_replay_buffer"):
-        model.save_replay_buffer(str(run_dir / "interrupted_replay_buffer.pkl"))
+    if algorithm(cfg.algo.name).off_policy and getattr(model, "replay_buffer", None) is not None:
+        save_buffer(model.replay_buffer, run_dir / "interrupted_replay_buffer.npz")
     summary = {
         "run_dir": str(run_dir),
         "model": str(path),

@@ -97,7 +97,11 @@ qwop::trig::Variant parse_sincos(const std::string& name) {
 const char* sincos_name(qwop::trig::Variant v) { return v == qwop::trig::kGeneric ? "generic" : "fma"; }
 
 void check_overflow(const Game& g) {
-  if (g.world.overflow) throw std::runtime_error("simulator capacity exceeded; the state is invalid (please report this)");
+  if (g.world.overflow) {
+    throw py::value_error(
+        "the game ran past the simulator's capacity (contacts or broad-phase moves), which no game from a reset "
+        "reaches: its state came from a snapshot that was made by hand or damaged; restore one taken by snapshot()");
+  }
 }
 
 using Doubles = py::array_t<double, py::array::c_style | py::array::forcecast>;

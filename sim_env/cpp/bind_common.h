@@ -55,7 +55,7 @@ py::array_t<T> check_key_masks(py::handle obj, const char* what) {
 // The sin/cos variant option of the simulator, the batch and the replays (trig.h).
 qwop::trig::Variant parse_sincos(const std::string& name);
 const char* sincos_name(qwop::trig::Variant v);
-// A capacity of the engine was exceeded: the state is invalid, which is a bug to report.
+// A capacity of the engine was exceeded (only a state restored from made-up bytes can): a ValueError.
 void check_overflow(const Game& g);
 const double* check_state(const Doubles& s, const char* what);
 

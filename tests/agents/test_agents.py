@@ -110,9 +110,9 @@ def test_checkpoints_resume(tmp_path: Path) -> None:
     )
     last = ckpts[-1]
     steps_at = int(last.stem.split("_")[-2])
-    assert (last.parent / f"rl_model_replay_buffer_{steps_at}_steps.pkl").is_file()
+    assert (last.parent / f"rl_model_replay_buffer_{steps_at}_steps.npz").is_file()
     # every checkpoint keeps its model; only the newest replay buffer stays (each is the whole buffer)
-    assert len(ckpts) >= 2 and len(list(last.parent.glob("rl_model_replay_buffer_*.pkl"))) == 1
+    assert len(ckpts) >= 2 and len(list(last.parent.glob("rl_model_replay_buffer_*.npz"))) == 1
     cfg2 = small_config(
         tmp_path, 'algo.name="dqn"', "run.checkpoint_every=0", 'run.name="resumed"', "run.total_timesteps=2000"
     )
@@ -381,24 +381,19 @@ def test_env_section_carries_every_env_option(tmp_path: Path) -> None:
 
 
 def test_files_saved_under_the_old_module_paths_still_load(tmp_path: Path) -> None:
-    # A replay buffer (or a model's saved classes) pickled before agents/ was split by concept
-    # names its classes at agents.<module>; they load from agents.methods.<module>.
+    # A model's buffer class pickled before agents/ was split by concept names it at
+    # agents.<module>; it loads from agents.methods.<module>.
     import pickle
 
     from agents.methods.imitation import DemoReplayBuffer
-    from agents.training.model_files import replay_buffer_file
+    from agents.training.safe_loading import plain_unpickle
 
     raw = pickle.dumps(DemoReplayBuffer, protocol=0).replace(b"agents.methods.imitation", b"agents.imitation")
     assert b"agents.imitation\n" in raw
-    old = tmp_path / "old_replay_buffer.pkl"
-    old.write_bytes(raw)
     with pytest.raises(ModuleNotFoundError):
         pickle.loads(raw)
-    assert pickle.load(replay_buffer_file(old)) is DemoReplayBuffer
-    new = tmp_path / "new_replay_buffer.pkl"
-    new.write_bytes(pickle.dumps(DemoReplayBuffer))
-    assert replay_buffer_file(new) == str(new)  # read as it is
-
+    assert plain_unpickle(raw) is DemoReplayBuffer
+    assert plain_unpickle(pickle.dumps(DemoReplayBuffer)) is DemoReplayBuffer
 
 def test_an_evaluation_stopped_at_its_bar_gives_the_full_evaluations_first_episodes() -> None:
     from agents.training.evaluate import rollouts

@@ -105,7 +105,7 @@ def test_interrupted_training_saves_the_model_and_its_resume_command_works(tmp_p
     assert "Traceback" not in err
     run = runs / "cut"
     assert (run / "interrupted.zip").is_file() and (run / "interrupted.qwop.json").is_file()
-    assert (run / "interrupted_replay_buffer.pkl").is_file()  # dqn learns off-policy: its buffer goes on
+    assert (run / "interrupted_replay_buffer.npz").is_file()  # dqn learns off-policy: its buffer goes on
     steps = json.loads((run / "interrupted.json").read_text())["timesteps"]
     assert steps > 0
     command = re.search(r"continue with: (qwop train .*)$", err.strip().splitlines()[-1])
@@ -162,7 +162,7 @@ def test_ctrl_c_with_a_busy_judge_of_models_saves_everything_and_leaves_no_proce
     assert proc.returncode == 130, err[-2000:]
     assert "Traceback" not in err
     run = runs / "cut"
-    assert (run / "interrupted.zip").is_file() and (run / "interrupted_replay_buffer.pkl").is_file()
+    assert (run / "interrupted.zip").is_file() and (run / "interrupted_replay_buffer.npz").is_file()
     rows = json.loads((run / "best" / "best.json").read_text())
     kept = [r for r in rows if r["kept"]]
     assert kept and Path(kept[-1]["model"]).is_file() and (run / "best" / "best.zip").is_file()

@@ -120,4 +120,4 @@ def test_ctrl_c_stops_every_trial_and_each_saves_its_model(tmp_path: Path) -> No
     assert sorted(r["status"] for r in rows) == ["interrupted", "interrupted"]
     for trial in ("seed0", "seed1"):
         assert (runs / "cut" / trial / "interrupted.zip").is_file()
-        assert (runs / "cut" / trial / "interrupted_replay_buffer.pkl").is_file()
+        assert (runs / "cut" / trial / "interrupted_replay_buffer.npz").is_file()
