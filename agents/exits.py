@@ -6,12 +6,17 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from collections.abc import Callable
 
 from sim_env.errors import UserInputError, one_line
 from sim_env.extras import extra_of, install_hint
 from sim_env.interrupts import TerminateAsInterrupt
+
+# A disk that is full or read-only, or a file the user may not write: one line, not a traceback.
+_WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
 
 
 def _user_error_types() -> tuple[type[BaseException], ...]:
@@ -45,6 +50,18 @@ def user_errors_in_one_line(body: Callable[[], int], safe_point_stops: bool = Fa
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of our output went away (qwop ... | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except MemoryError:
+        print("error: out of memory: choose smaller sizes (envs, beam, episodes, buffer)", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if exc.errno not in _WRITE_ERRNOS:
+            raise
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error: cannot write{where}: {exc.strerror}; free space or choose another folder", file=sys.stderr)
+        return 2
 
 
 __all__ = ["user_errors_in_one_line"]

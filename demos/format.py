@@ -19,7 +19,7 @@ import numpy as np
 
 from sim_env.actions import check_masks
 from sim_env.errors import UserInputError
-from sim_env.files import write_whole
+from sim_env.files import write_new, write_whole
 from sim_env.spec import CLICK_EVENT, RESET_EVENT_BASE
 
 FORMAT_VERSION = 1
@@ -92,17 +92,6 @@ class Demo:
         return {k: self.arrays[k] for k in keys}
 
 
-def _unique_path(path: Path) -> Path:
-    if not path.exists():
-        return path
-    stem, suffix = path.name[: -len(".npz")] if path.name.endswith(".npz") else path.stem, ".npz"
-    for i in range(1, 100_000):
-        candidate = path.with_name(f"{stem}-{i}{suffix}")
-        if not candidate.exists():
-            return candidate
-    raise FileExistsError(f"no free file name next to {path}")
-
-
 def save_demo(
     path: str | Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], *, exact_name: bool = False
 ) -> Path:
@@ -126,11 +115,7 @@ def save_demo(
 
     if exact_name:
         return write_whole(path, write)
-    while True:
-        try:
-            return write_whole(_unique_path(path), write, keep_existing=True)
-        except FileExistsError:
-            continue  # the name was taken meanwhile
+    return write_new(path, write)
 
 
 def validate_arrays(a: dict[str, np.ndarray], where: str = "demo") -> None:

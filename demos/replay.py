@@ -20,6 +20,7 @@ import numpy as np
 import sim_env
 from demos.format import Demo, load_demo
 from sim_env.errors import UserInputError, check_out_folders
+from sim_env.files import write_new_from_path
 from sim_env.spec import UPDATES_PER_SECOND
 from sim_env.traces import SPLIT_M, Divergence, first_divergence, split_times
 
@@ -80,8 +81,7 @@ def write_frames(frames: Any, path: str | Path, fps: float, labels: list[str] | 
 
     path = Path(path)
     if _video_kind(path) == ".gif":
-        save_gif(list(frames), str(path), fps=fps, labels=labels)
-        return path
+        return save_gif(list(frames), str(path), fps=fps, labels=labels)
     try:
         import imageio_ffmpeg
     except ImportError:
@@ -89,18 +89,20 @@ def write_frames(frames: Any, path: str | Path, fps: float, labels: list[str] | 
             "writing MP4 needs imageio-ffmpeg: .venv/bin/pip install imageio-ffmpeg (the train extra has it), "
             "or write a .gif"
         ) from None
-    writer: Any = None
-    try:
-        for frame in frames:
-            if writer is None:
-                h, w = frame.shape[:2]
-                writer = imageio_ffmpeg.write_frames(str(path), (w, h), fps=fps, macro_block_size=1)
-                writer.send(None)  # start ffmpeg
-            writer.send(np.ascontiguousarray(frame))
-    finally:
-        if writer is not None:
-            writer.close()
-    return path
+    def produce(tmp: Path) -> None:
+        writer: Any = None
+        try:
+            for frame in frames:
+                if writer is None:
+                    h, w = frame.shape[:2]
+                    writer = imageio_ffmpeg.write_frames(str(tmp), (w, h), fps=fps, macro_block_size=1)
+                    writer.send(None)  # start ffmpeg
+                writer.send(np.ascontiguousarray(frame))
+        finally:
+            if writer is not None:
+                writer.close()
+
+    return write_new_from_path(path, produce)
 
 
 def write_video(demo: Demo, path: str | Path, fps: int = UPDATES_PER_SECOND, every: int = 2) -> Path:

@@ -82,7 +82,7 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
         return self._env.obs, self._info(np.zeros(len(REWARD_TERMS)))
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if not self.action_space.contains(action):
+        if isinstance(action, bool) or not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space} (action set {self.config.action_set!r})")
         mask = int(self._masks[int(action)])
         late = self.config.draw_late(self.np_random, 1)

@@ -72,18 +72,26 @@ class EnvConfig:
 
     def __post_init__(self) -> None:
         action_masks(self.action_set)
-        if not isinstance(self.frame_skip, int) or self.frame_skip < 1:
-            raise ValueError(f"frame_skip must be an int >= 1, got {self.frame_skip!r}")
-        if not isinstance(self.frame_stack, int) or self.frame_stack < 1:
-            raise ValueError(f"frame_stack must be an int >= 1, got {self.frame_stack!r}")
-        if not self.time_limit > 0:
-            raise ValueError(f"time_limit must be positive (game seconds), got {self.time_limit!r}")
-        if not isinstance(self.start_noise_updates, int) or self.start_noise_updates < 0:
+        for name in ("frame_skip", "frame_stack"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            object.__setattr__(self, name, int(value))  # an np.integer is kept as an int
+        if isinstance(self.time_limit, bool) or not isinstance(self.time_limit, int | float) or not (
+            0 < self.time_limit < float("inf")
+        ):
+            raise ValueError(f"time_limit must be a positive finite number of game seconds, got {self.time_limit!r}")
+        if isinstance(self.start_noise_updates, bool) or not isinstance(self.start_noise_updates, int) or (
+            self.start_noise_updates < 0
+        ):
             raise ValueError(f"start_noise_updates must be an int >= 0, got {self.start_noise_updates!r}")
         profile_weights(self.reward, self.reward_weights)
-        if not 0.0 <= self.start_share <= 1.0:
+        if isinstance(self.start_share, bool) or not isinstance(self.start_share, int | float) or not (
+            0.0 <= self.start_share <= 1.0
+        ):
             raise ValueError(f"start_share must be in [0, 1], got {self.start_share!r}")
-        if not (isinstance(self.late_decision_prob, (int, float)) and 0.0 <= self.late_decision_prob <= 1.0):
+        late = self.late_decision_prob
+        if isinstance(late, bool) or not (isinstance(late, int | float) and 0.0 <= late <= 1.0):
             raise ValueError(f"late_decision_prob must be in [0, 1], got {self.late_decision_prob!r}")
         if self.sincos not in ("fma", "generic"):
             raise ValueError(f"sincos must be 'fma' or 'generic' (see sim_env.libm), got {self.sincos!r}")

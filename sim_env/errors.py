@@ -19,11 +19,15 @@ def one_line(exc: BaseException | str) -> str:
 
 
 def check_out_folders(*paths: str | None) -> None:
-    """Output files go where the user says, into folders that exist (none is created unasked);
-    checked before any long work starts."""
+    """Output files go where the user says, into folders that exist (none is created unasked)
+    and can be written; checked before any long work starts."""
+    from sim_env.files import check_writable
+
     for p in paths:
-        if p and not Path(p).resolve().parent.is_dir():
-            raise UserInputError(f"the folder of {p} does not exist; create it or choose another path")
+        if p:
+            if Path(p).is_dir():
+                raise UserInputError(f"{p} is a folder; give a file name for this output")
+            check_writable(Path(p).resolve().parent, p)
 
 
 __all__ = ["UserInputError", "check_out_folders", "one_line"]

@@ -1,19 +1,40 @@
-"""Files written whole: a reader, a crash or Ctrl-C never leaves half a file under its name.
+"""Files written whole, and never over one that exists unasked.
 
-Every file the harness writes for keeps (demos, saved searches, kept models and their verdicts,
-game files) is written to a temporary file beside it and then renamed onto its name, which is
-atomic on one file system.
+Every file the harness writes (models, checkpoints, replay buffers, demos and traces, saved
+searches, GIFs and videos, reports) is written to a temporary file beside it, flushed to disk
+and then renamed onto its name, which is atomic on one file system: a reader, a crash, a kill
+or Ctrl-C never leaves half a file under its name, only the old file or none.
+
+Outputs a user names are never overwritten: if the name is taken, the next free number is
+used (``best.gif``, then ``best-1.gif``, ``best-2.gif``) and the command says which it wrote
+(:func:`write_new`). Files a command keeps up to date by design (a search's own state, a
+recording's autosave) are replaced whole (:func:`write_whole`). Output folders are checked
+before the work starts (:func:`check_writable`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
+
+# A name the harness makes a file or folder of inside a folder it chose (a run, a player): no path
+# separators, not . or .., so that it stays inside that folder.
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+
+
+def check_plain_name(name: str, what: str) -> str:
+    """``name`` if it is a plain name (:data:`PLAIN_NAME`), else a one-line error naming ``what``."""
+    from sim_env.errors import UserInputError
+
+    if not PLAIN_NAME.fullmatch(name):
+        raise UserInputError(f"{what} must be a plain name (letters, digits, . _ -; no / or ..), got {name!r}")
+    return name
 
 
 def _umask() -> int:
@@ -54,10 +75,78 @@ def write_whole(path: str | Path, write: Callable[[BinaryIO], object], *, keep_e
     return path
 
 
+def numbered(path: str | Path, n: int) -> Path:
+    """``path`` with ``-n`` before its suffix (``.npz``, ``.gif``, ``.qwop.json`` kept whole)."""
+    path = Path(path)
+    if n == 0:
+        return path
+    name = path.name
+    suffix = "".join(path.suffixes[-2:]) if name.endswith(".qwop.json") else path.suffix
+    return path.with_name(f"{name[: len(name) - len(suffix)]}-{n}{suffix}")
+
+
+def write_new(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
+    """Writes whole under ``path`` or, if that name is taken (also while writing), the first free
+    numbered name beside it; returns the path written."""
+    for n in range(100_000):
+        candidate = numbered(path, n)
+        if candidate.exists():
+            continue
+        try:
+            return write_whole(candidate, write, keep_existing=True)
+        except FileExistsError:
+            continue  # taken meanwhile
+    raise FileExistsError(f"no free file name next to {path}")
+
+
+def write_new_from_path(path: str | Path, produce: Callable[[Path], object]) -> Path:
+    """:func:`write_new` for a writer that takes a file name (ffmpeg): ``produce`` writes a
+    temporary file of the same suffix beside ``path``, which then takes the first free name."""
+    path = Path(path)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=f".part{path.suffix}")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        produce(tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        for n in range(100_000):
+            try:
+                os.link(tmp, numbered(path, n))
+                os.chmod(numbered(path, n), 0o666 & ~_umask())
+                return numbered(path, n)
+            except FileExistsError:
+                continue
+        raise FileExistsError(f"no free file name next to {path}")
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def check_writable(folder: str | Path, what: str) -> None:
+    """Raises PermissionError-free one-line trouble early: ``folder`` exists and a file can be
+    made in it (tried, not guessed from permission bits, which root ignores)."""
+    from sim_env.errors import UserInputError
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UserInputError(f"the folder of {what} does not exist: {folder}; create it or choose another path")
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".qwop-write-test.")
+    except OSError as exc:
+        raise UserInputError(
+            f"cannot write {what} in {folder} ({exc.strerror or exc}); choose a folder you can write to"
+        ) from None
+    os.close(fd)
+    os.unlink(name)
+
+
 def copy_whole(src: str | Path, dst: str | Path) -> Path:
     """Copies ``src`` onto ``dst``, replacing it at once."""
     with open(src, "rb") as f:
         return write_whole(dst, lambda out: shutil.copyfileobj(f, out))
 
 
-__all__ = ["copy_whole", "write_whole"]
+__all__ = [
+    "PLAIN_NAME",
+    "check_plain_name",
+    "check_writable", "copy_whole", "numbered", "write_new", "write_new_from_path", "write_whole"]

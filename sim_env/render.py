@@ -7,9 +7,12 @@ distance marks every 10 m are drawn too.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from sim_env import HURDLE_HALF_EXTENTS, PART_HALF_EXTENTS, PART_NAMES, TRACK_TOP_Y
+from sim_env.files import write_new
 from sim_env.spec import UPDATES_PER_SECOND
 
 WIDTH, HEIGHT = 640, 400
@@ -104,9 +107,10 @@ def gif_durations(n: int, fps: float) -> list[int]:
 
 def save_gif(
     frames: list[np.ndarray], path: str, fps: float = UPDATES_PER_SECOND, labels: list[str] | None = None
-) -> None:
+) -> Path:
     """Write frames as an animated GIF (needs Pillow) that plays at ``fps`` on average, with an
-    optional caption per frame."""
+    optional caption per frame; written whole, under the next free name if ``path`` is taken
+    (sim_env.files). Returns the path written."""
     try:
         from PIL import Image, ImageDraw
     except ImportError as exc:
@@ -117,4 +121,9 @@ def save_gif(
     for im, text in zip(images, labels or [], strict=False):
         ImageDraw.Draw(im).text((10, 8), text, fill=(20, 20, 20))
     durations = gif_durations(len(images), fps)
-    images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
+    return write_new(
+        path,
+        lambda f: images[0].save(
+            f, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True
+        ),
+    )

@@ -53,6 +53,8 @@ def profile_weights(profile: str, overrides: dict[str, float] | None = None) -> 
     for k, v in (overrides or {}).items():
         if k not in REWARD_TERMS:
             raise ValueError(f"unknown reward term {k!r}; terms are {REWARD_TERMS}")
+        if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating) or not np.isfinite(v):
+            raise ValueError(f"reward_weights[{k!r}] must be a finite number, got {v!r}")
         w[k] = float(v)
     return np.array([w.get(t, 0.0) for t in REWARD_TERMS])
 

@@ -44,7 +44,9 @@ class QwopVecEnv(VectorEnv):
     ) -> None:
         """``options``: :class:`~sim_env.env_config.EnvConfig`'s. ``start_keys``: runs' key masks
         (one per update from the click to begin) that episodes may start inside."""
-        if not isinstance(num_envs, int) or num_envs < 1:
+        if isinstance(num_envs, np.integer):
+            num_envs = int(num_envs)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         self.config = EnvConfig(**options)
         self._start_runs = self.config.start_keys(start_keys)
@@ -85,7 +87,12 @@ class QwopVecEnv(VectorEnv):
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         if seed is not None:
-            self._np_random_envs = np.random.default_rng(seed if isinstance(seed, int) else list(seed))
+            seeds = [seed] if isinstance(seed, int | np.integer) and not isinstance(seed, bool) else seed
+            if not isinstance(seeds, list | tuple) or not all(
+                isinstance(x, int | np.integer) and not isinstance(x, bool) and x >= 0 for x in seeds
+            ):
+                raise TypeError(f"seed must be a whole number >= 0 (or a list of them), got {seed!r}")
+            self._np_random_envs = np.random.default_rng(int(seed) if seeds is not seed else [int(x) for x in seeds])
         self._batch.reset()
         self._keys = [[] for _ in range(self.num_envs)]
         everyone = np.arange(self.num_envs)

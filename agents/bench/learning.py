@@ -27,6 +27,7 @@ from agents.training.config import load_config
 from agents.training.evaluate import evaluate_sim, evaluate_start_run, format_report
 from agents.training.model_files import save_model
 from agents.training.train import train
+from sim_env.files import write_whole
 
 
 class Marks(BaseCallback):
@@ -66,7 +67,7 @@ class Marks(BaseCallback):
                 **_kept_so_far(self.out / "run" / "best" / "best.json"),
             }
             self.rows.append(row)
-            (self.out / "learning.json").write_text(json.dumps(self.rows, indent=2))
+            write_whole(self.out / "learning.json", lambda f: f.write(json.dumps(self.rows, indent=2).encode()))
             self.log(f"after {m:g} min ({self.num_timesteps - self.steps0:,} steps): {format_report(report)}")
         return bool(self.marks)
 

@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from agents.cli.common import BEST_RUN, check_demo_files, new_run_folder
-from agents.cli.usage import OneLineParser, positive_float, positive_int
+from agents.cli.usage import (
+    OneLineParser,
+    game_seconds,
+    minutes_float,
+    nonnegative_float,
+    positive_float,
+    positive_int,
+    seed_int,
+    threads_int,
+)
 from agents.search.state import GUIDED_FINE_AFTER, GUIDED_FINE_TRY_UPDATES, GUIDED_PER_PARENT, GUIDED_REFINE_BEAM
 from agents.shipped import GUIDE, PRETRAINED
 from sim_env.errors import UserInputError, check_out_folders
@@ -36,7 +45,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("model", nargs="?", help="model .zip (default: the shipped pretrained model)")
     p.add_argument("--episodes", type=positive_int, default=256, help="how many runs to sample (default 256)")
     p.add_argument("--envs", type=positive_int, default=64, help="games stepped together (default 64)")
-    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--seed", type=seed_int, default=0, help="random seed")
     p.add_argument("--out", help="demo file for the best run (default: a new runs/sample-TIME/best_run.npz)")
     p.set_defaults(func=_sample)
     p = sub.add_parser(
@@ -49,7 +58,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("model", nargs="?", help="model .zip (default: the shipped pretrained model)")
     p.add_argument("--runs", type=positive_int, default=24, help="runs to try (default 24)")
     p.add_argument("--lookahead", type=positive_int, default=15, help="decisions of each rollout (default 15)")
-    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--seed", type=seed_int, default=0, help="random seed")
     p.add_argument("--out", help="a folder for the finished runs (default: a new runs/improved-runs-TIME)")
     p.set_defaults(func=_improve)
     p = sub.add_parser(
@@ -70,7 +79,7 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--epochs", type=positive_int, default=10, help="training epochs per round (default 10)")
     p.add_argument("--learning-rate", type=positive_float, default=1e-4, help="default 1e-4")
-    p.add_argument("--seed", type=int, default=0, help="the searches' seed and the training's")
+    p.add_argument("--seed", type=seed_int, default=0, help="the searches' seed and the training's")
     p.add_argument("--out", help="a new folder for the rounds' models (default: a new runs/guide-TIME)")
     p.add_argument(
         "--set",
@@ -87,11 +96,14 @@ def add_commands(sub: Any) -> None:
 
 def _search_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--updates", type=positive_int, help="budget: game updates to simulate in all (deterministic)")
-    p.add_argument("--minutes", type=positive_float, help="budget: wall-clock minutes (stops after the stage)")
+    p.add_argument("--minutes", type=minutes_float, help="budget: wall-clock minutes (stops after the stage)")
     p.add_argument(
-        "--seed", type=int, default=0, help="random seed; the same seed and --updates budget give the same best run"
+        "--seed",
+        type=seed_int,
+        default=0,
+        help="random seed; the same seed and --updates budget give the same best run",
     )
-    p.add_argument("--threads", type=positive_int, help="worker threads (default: all cores) or Ray workers")
+    p.add_argument("--threads", type=threads_int, help="worker threads (default: all cores) or Ray workers")
     p.add_argument(
         "--guide",
         nargs="?",
@@ -116,9 +128,12 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--children", type=positive_int, default=32, help="copies expanded per kept game (default 32)")
     p.add_argument("--horizon", type=positive_int, default=24, help="updates per stage (default 24)")
-    p.add_argument("--time-limit", type=positive_float, default=100.0, help="game seconds before a line is dropped")
+    p.add_argument("--time-limit", type=game_seconds, default=100.0, help="game seconds before a line is dropped")
     p.add_argument(
-        "--speed-weight", type=float, default=1.5, help="score = distance (m) + this x torso speed (m/s); default 1.5"
+        "--speed-weight",
+        type=nonnegative_float,
+        default=1.5,
+        help="score = distance (m) + this x torso speed (m/s); default 1.5",
     )
     p.add_argument(
         "--state",

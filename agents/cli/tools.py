@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.cli.common import BACKENDS, GAME_DEFAULT, GAME_HELP
-from sim_env.errors import UserInputError
+from agents.cli.usage import nonnegative_float
+from sim_env.errors import UserInputError, check_out_folders
+from sim_env.files import check_plain_name
 
 
 def add_commands(sub: Any) -> None:
@@ -51,7 +53,9 @@ def add_commands(sub: Any) -> None:
         "first engine internal that differs (contacts, joint forces, torques, floor tiles, camera).",
     )
     p.add_argument("trace", help="a trace .npz (keys or session events)")
-    p.add_argument("--tolerance", type=float, default=0.0, help="allowed state difference (0 = bit for bit)")
+    p.add_argument(
+        "--tolerance", type=nonnegative_float, default=0.0, help="allowed state difference (0 = bit for bit)"
+    )
     p.add_argument("--detail", help="detail .json.gz to compare (default: the one beside the trace)")
     p.set_defaults(func=_diverge)
 
@@ -77,7 +81,11 @@ def _browser_bench(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     from demos.record import main_record
 
+    check_plain_name(args.player, "--player")  # recordings/PLAYER.npz stays in recordings/
     out = args.out or f"recordings/{args.player}.npz"
+    if not args.out:
+        Path("recordings").mkdir(exist_ok=True)
+    check_out_folders(out)  # before the browser starts, not after the recording
     return main_record(args.game, out, args.player, args.backend, args.headless)
 
 

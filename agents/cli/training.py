@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from agents.cli.common import BACKENDS, GAME_HELP, check_demo_files
-from agents.cli.usage import nonnegative_int, positive_float, positive_int, probability
+from agents.cli.usage import game_seconds, minutes_float, nonnegative_int, positive_int, probability, seed_int
 from agents.realtime.lookahead import DEFAULT_HORIZON
 from agents.shipped import PRETRAINED
 from agents.training.algorithms import ALGORITHMS
@@ -21,7 +21,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--algo", choices=list(ALGORITHMS))
     p.add_argument("--config", help="TOML config (see --print-config for every parameter)")
     p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", help="override one parameter")
-    p.add_argument("--minutes", type=positive_float, help="wall-clock budget (instead of run.total_timesteps)")
+    p.add_argument("--minutes", type=minutes_float, help="wall-clock budget (instead of run.total_timesteps)")
     p.add_argument("--steps", type=positive_int, help="total env steps (replaces the config's time budget)")
     p.add_argument("--name", help="run folder name under runs/ (must not exist yet)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from a checkpoint .zip")
@@ -99,8 +99,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--game", help=GAME_HELP)
     p.add_argument("--backend", default="playwright", choices=BACKENDS)
     p.add_argument("--show", action="store_true", help="a visible browser window, to watch the run")
-    p.add_argument("--time-limit", type=positive_float, default=120.0, help="game seconds per episode (default 120)")
-    p.add_argument("--seed", type=int, default=0, help="--sim: seed of the intro screen's length and late keys")
+    p.add_argument("--time-limit", type=game_seconds, default=120.0, help="game seconds per episode (default 120)")
+    p.add_argument("--seed", type=seed_int, default=0, help="--sim: seed of the intro screen's length and late keys")
     p.add_argument("--strict", action="store_true", help="stop at the first difference between page and mirror")
     p.add_argument("--trace", help="write the best episode's whole page session (replays exactly: qwop replay)")
     p.add_argument("--out", help="a new folder for every episode's trace and report.json")
@@ -150,6 +150,7 @@ def _train(args: argparse.Namespace) -> int:
         return 0
     check_demo_files(cfg.imitation.pretrain, "--pretrain")
     check_demo_files(cfg.imitation.inject, "--inject")
+    check_out_folders(args.gif)  # before the training, not after it
     if args.ray:
         from agents.training.ray_trials import plan, run_trials
 

@@ -3,17 +3,18 @@
 A mistake the user can fix gets one line on stderr that says what was wrong and what to do,
 and exit code 2, never a traceback (tracebacks are for bugs): :class:`~sim_env.errors.UserInputError`
 is the base of such errors, :class:`OneLineParser` makes argparse's own complaints one line, and
-the ``positive_*`` types reject impossible option values before any work starts.
+the number types below reject impossible option values (negative, NaN, infinite, huge) before
+any work starts. Every number an option takes has one of these types (a test holds to it).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
+import math
 from collections.abc import Callable
 from typing import NoReturn
 
-from sim_env.errors import UserInputError, one_line
+from sim_env.errors import one_line
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -23,13 +24,19 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"error: {one_line(message)} (see {self.prog} --help)\n")
 
 
-def _number(kind: type, low: float, strict: bool, what: str) -> Callable[[str], float]:
+# The largest whole number an option takes: it fits an int64 and a float exactly.
+MAX_INT = 2**53
+
+
+def _number(kind: type, low: float, strict: bool, what: str, high: float = MAX_INT) -> Callable[[str], float]:
+    """An argparse type: a finite number of ``kind`` in [low, high] (above ``low`` if ``strict``)."""
+
     def parse(text: str) -> float:
         try:
             value = kind(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
-        if value < low or (strict and value == low) or value != value:  # NaN too
+        if not math.isfinite(value) or value < low or (strict and value == low) or value > high:
             raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
         return value
 
@@ -39,33 +46,14 @@ def _number(kind: type, low: float, strict: bool, what: str) -> Callable[[str], 
 
 positive_int = _number(int, 0, True, "a whole number of at least 1")
 nonnegative_int = _number(int, 0, False, "a whole number of at least 0")
+seed_int = _number(int, 0, False, "a seed: a whole number from 0 to 4294967295", 2**32 - 1)
+threads_int = _number(int, 0, True, "a number of threads from 1 to 1024", 1024)
 positive_float = _number(float, 0.0, True, "a number greater than 0")
+nonnegative_float = _number(float, 0.0, False, "a number of at least 0")
+minutes_float = _number(float, 0.0, True, "a number of minutes greater than 0 (at most 1000000)", 1e6)
+game_seconds = _number(float, 0.0, True, "a number of game seconds greater than 0 (at most 3600)", 3600.0)
 
 
 def probability(text: str) -> float:
     """argparse type: a number in [0, 1]."""
-    value = _number(float, 0.0, False, "a number from 0 to 1")(text)
-    if value > 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text}")
-    return value
-
-
-MainFunction = Callable[..., int]
-
-
-def report_user_errors(error_types: tuple[type[BaseException], ...] = ()) -> Callable[[MainFunction], MainFunction]:
-    """Decorate a ``main``: the given errors (and :class:`UserInputError`) become one line, exit 2."""
-    types = (UserInputError, *error_types)
-
-    def wrap(main: Callable[..., int]) -> Callable[..., int]:
-        def run(*args: object, **kwargs: object) -> int:
-            try:
-                return main(*args, **kwargs)
-            except types as exc:
-                print(f"error: {one_line(exc)}", file=sys.stderr)
-                return 2
-
-        run.__doc__, run.__name__ = main.__doc__, main.__name__
-        return run
-
-    return wrap
+    return _number(float, 0.0, False, "a number from 0 to 1", 1.0)(text)

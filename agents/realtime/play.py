@@ -32,6 +32,7 @@ from browser_env.errors import browser_failures, browser_stopped
 from browser_env.predicted import PredictedPlay
 from browser_env.priority import RealtimePriority
 from sim_env.errors import UserInputError, check_out_folders
+from sim_env.files import check_writable, write_whole
 
 SETTLE_S = 1.0  # seconds on the intro screen before the click, in a real page
 
@@ -208,6 +209,8 @@ def main_play(args: Any, default_model: Path) -> int:
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None and out_dir.exists() and any(out_dir.iterdir()):
         raise UserInputError(f"{out_dir} exists and is not empty; choose a new folder for --out")
+    if out_dir is not None:
+        check_writable(out_dir.resolve().parent, f"--out {out_dir}")
     guide = guide_from_model(model)
     controller = LookaheadController(guide, horizon=args.horizon, late=args.late_weight)
     where = "sim" if args.sim else "browser"
@@ -290,7 +293,7 @@ def _play_episodes(
     best = episodes[int(r["best_index"])]
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "report.json").write_text(json.dumps(r, indent=1) + "\n")
+        write_whole(out_dir / "report.json", lambda f: f.write((json.dumps(r, indent=1) + "\n").encode()))
         print(f"every episode's trace and report.json are in {out_dir}/")
     write_trace_and_gif(
         best.records,

@@ -11,6 +11,7 @@ written with ``tomli-w``.
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -25,8 +26,23 @@ from agents.training.algorithms import algorithm
 from sim_env import MAX_ENVS
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
+from sim_env.files import check_plain_name
 
 _STRICT: dict[str, Any] = {"extra": "forbid"}
+
+
+def check_device(device: str) -> None:
+    """A torch device this machine has: cpu, auto, or a CUDA device that exists."""
+    if device in ("cpu", "auto"):
+        return
+    m = re.fullmatch(r"cuda(?::(\d+))?", device)
+    if m is None:
+        raise UserInputError(f"run.device must be cpu, auto or cuda[:N], got {device!r}")
+    import torch
+
+    count = torch.cuda.device_count()
+    if int(m.group(1) or 0) >= count:
+        raise UserInputError(f"run.device={device!r}, but this machine has {count} CUDA device(s); use cpu or auto")
 
 
 def _p(default: Any, help: str = "") -> Any:
@@ -208,6 +224,35 @@ class TrainConfig:
         ):
             if value < low:
                 raise UserInputError(f"{where} must be at least {low}, got {value}")
+        for section in fields(self):
+            for f in fields(getattr(self, section.name)):
+                value = getattr(getattr(self, section.name), f.name)
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise UserInputError(f"{section.name}.{f.name} must be a finite number, got {value}")
+        for where, value, low, high in (
+            ("algo.clip_range", self.algo.clip_range, 1e-12, math.inf),
+            ("algo.ent_coef", self.algo.ent_coef, 0, math.inf),
+            ("algo.gae_lambda", self.algo.gae_lambda, 0, 1),
+            ("algo.n_epochs", self.algo.n_epochs, 1, math.inf),
+            ("algo.learning_starts", self.algo.learning_starts, 0, math.inf),
+            ("algo.train_freq", self.algo.train_freq, 1, math.inf),
+            ("algo.gradient_steps", self.algo.gradient_steps, 1, math.inf),
+            ("algo.target_update_interval", self.algo.target_update_interval, 1, math.inf),
+            ("algo.exploration_fraction", self.algo.exploration_fraction, 0, 1),
+            ("algo.exploration_final_eps", self.algo.exploration_final_eps, 0, 1),
+            ("algo.per_alpha", self.algo.per_alpha, 0, math.inf),
+            ("algo.per_beta", self.algo.per_beta, 0, 1),
+            ("algo.per_eps", self.algo.per_eps, 1e-300, math.inf),
+            ("algo.demo_bonus", self.algo.demo_bonus, 0, math.inf),
+            ("run.seed", self.run.seed, 0, 2**32 - 1),
+        ):
+            if not low <= value <= high:
+                raise UserInputError(f"{where} must be from {low:g} to {high:g}, got {value}")
+        if not self.policy.net_arch or any(n < 1 for n in self.policy.net_arch):
+            raise UserInputError(f"policy.net_arch must list layer sizes of at least 1, got {self.policy.net_arch}")
+        if self.run.name:
+            check_plain_name(self.run.name, "run.name")  # a folder inside run.out_dir
+        check_device(self.run.device)
         if self.batch.num_envs > MAX_ENVS:
             raise UserInputError(f"batch.num_envs must be at most {MAX_ENVS:,}, got {self.batch.num_envs:,}")
         if not 0.0 < self.algo.gamma <= 1.0:

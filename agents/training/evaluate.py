@@ -347,8 +347,7 @@ def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
             frames.append(render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x))
             end = "   finished!" if sim.finished else ("   fell" if sim.fallen else "")
             labels.append(f"{sim.score:.1f} m   {sim.score_time:.1f} s{end}")
-    save_gif(frames, str(path), fps=UPDATES_PER_SECOND / every, labels=labels)
-    return Path(path)
+    return save_gif(frames, str(path), fps=UPDATES_PER_SECOND / every, labels=labels)
 
 
 def format_report(r: dict[str, Any]) -> str:

@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.training.config import TrainConfig, from_dict, parse_override
+from agents.training.model_files import write_json
 from sim_env.errors import UserInputError, one_line
+from sim_env.files import write_whole
 
 _STOP_WAIT_S = 180.0  # how long stopped trials get to save their models
 
@@ -200,7 +202,7 @@ def _collect(ray: Any, refs: dict[Any, Trial], group: Path, log: Any, interrupte
             rows.append(row)
             log(format_row(row))
             public = [{k: v for k, v in r.items() if k != "model_bytes"} for r in rows]
-            (group / "trials.json").write_text(json.dumps(public, indent=2))
+            write_json(group / "trials.json", public)
 
     log(HEADER)
     try:
@@ -232,12 +234,12 @@ def _finish(rows: list[dict[str, Any]], group: Path, log: Any) -> dict[str, Any]
     best = min(ok, key=_rank) if ok else None
     if best is not None:
         path = group / "best.zip"
-        path.write_bytes(best["model_bytes"])
-        model_sidecar(path).write_text(best["sidecar"])
+        write_whole(path, lambda f: f.write(best["model_bytes"]))
+        write_whole(model_sidecar(path), lambda f: f.write(best["sidecar"].encode()))
         log(f"best of {len(rows)} trials: {best['trial']} ({best['model']}), copied to {path}")
     public = [{k: v for k, v in r.items() if k != "model_bytes"} for r in rows]
     result = {"trials": public, "best": None if best is None else best["trial"], "folder": str(group)}
-    (group / "trials.json").write_text(json.dumps(public, indent=2))
+    write_json(group / "trials.json", public)
     return result
 
 

@@ -34,7 +34,11 @@ from sim_env.files import write_whole
 # Classes a plain entry may name, by module and name (also under the module paths agents/ had
 # before it was split by concept, which older models name).
 _ALLOWED = {
-    "torch.nn.modules.activation": ("ReLU", "Tanh"),
+    "torch.nn.modules.activation": ("ReLU", "Tanh", "LeakyReLU", "ELU", "GELU", "SiLU"),
+    "torch.optim.adam": ("Adam",),
+    "torch.optim.adamw": ("AdamW",),
+    "torch.optim.rmsprop": ("RMSprop",),
+    "torch.optim.sgd": ("SGD",),
     "stable_baselines3.common.type_aliases": ("TrainFreq", "TrainFrequencyUnit"),
     "stable_baselines3.common.buffers": ("ReplayBuffer", "RolloutBuffer"),
     "agents.methods.imitation": ("DemoReplayBuffer",),

@@ -32,10 +32,11 @@ from agents.training.callbacks import (
     TrainingProgress,
 )
 from agents.training.config import TrainConfig, to_toml
-from agents.training.model_files import save_model
+from agents.training.model_files import save_model, write_json
 from agents.training.safe_loading import custom_objects, load_buffer, save_buffer
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
+from sim_env.files import write_whole
 from sim_env.interrupts import StopRequest
 
 
@@ -138,7 +139,7 @@ def _train_in(
         cfg = replace(cfg, env=EnvConfig(**{k: v for k, v in info["env"].items() if k in known}))
         log(f"distilling {cfg.distill.teacher} ({info['algo']}); the student takes its env options")
 
-    (run_dir / "config.toml").write_text(to_toml(cfg))
+    write_whole(run_dir / "config.toml", lambda f: f.write(to_toml(cfg).encode()))
     env = make_env(cfg)
     tb = str(run_dir / "tb")
     if resume:
@@ -276,7 +277,7 @@ def _train_in(
         "distill": distilled,
         "eval": report,
     }
-    (run_dir / "eval.json").write_text(json.dumps(summary, indent=2, default=float))
+    write_whole(run_dir / "eval.json", lambda f: f.write(json.dumps(summary, indent=2, default=float).encode()))
     env.close()
     return summary
 
@@ -303,7 +304,7 @@ def _save_interrupted(
         "train_seconds": round(train_s, 1),
         "steps_per_second": round((model.num_timesteps - steps0) / max(train_s, 1e-9)),
     }
-    (run_dir / "interrupted.json").write_text(json.dumps(summary, indent=2))
+    write_json(run_dir / "interrupted.json", summary)
     env.close()
     return summary
 
