@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import shutil
 from pathlib import Path
 from typing import Any
@@ -226,9 +227,29 @@ class SeleniumDriver(Driver):
         if headless:
             options.add_argument("--headless=new")
         options.add_argument("--window-size=800,600")
+        options.add_argument("--remote-debugging-pipe")  # chromedriver drives Chromium over a pipe: no DevTools port
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        # chromedriver serves its commands under a random path, so that another local process
+        # that finds its port cannot start a session of its own (docs/reliability.md).
+        base = f"/qwop-{secrets.token_hex(16)}"
+
+        class _GuardedService(Service):  # type: ignore[misc,valid-type]
+            @property
+            def service_url(self) -> str:
+                return super().service_url + base
+
+            def is_connectable(self) -> bool:  # Selenium asks /status at the root, which is now closed
+                import urllib.request
+
+                try:
+                    with urllib.request.urlopen(f"{self.service_url}/status", timeout=1) as r:
+                        return r.status == 200
+                except OSError:
+                    return False
+
         try:
-            self._driver = webdriver.Chrome(service=Service(executable_path=drv), options=options)
+            service = _GuardedService(executable_path=drv, service_args=[f"--url-base={base}"])
+            self._driver = webdriver.Chrome(service=service, options=options)
         except Exception as exc:
             raise BrowserError(
                 f"Chromium ({exe}) with chromedriver ({drv}) did not start: {_first_line(exc)}. {INSTALL_HINT}"

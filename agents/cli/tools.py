@@ -28,7 +28,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--headless", action="store_true", help="no window (for scripted players)")
     p.set_defaults(func=_record)
     p = sub.add_parser("replay", help="replay a demo in the simulator or the browser, or draw it")
-    p.add_argument("file")
+    p.add_argument("file", help="a demo or trace .npz, or a shipped record's name (guided_seed0_37.87s.npz)")
     p.add_argument("--sim", action="store_true", help="replay in the native simulator (default)")
     p.add_argument("--browser", action="store_true", help="replay in the original in a browser, lock-step")
     p.add_argument("--game", help=GAME_HELP)
@@ -90,9 +90,13 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from agents.shipped import RECORDS
     from demos.replay import main_replay
 
-    return main_replay(args.file, args.sim, args.browser, args.game, args.backend, args.video, args.show)
+    file = args.file
+    if not Path(file).exists() and (RECORDS / Path(file).name).is_file():
+        file = str(RECORDS / Path(file).name)  # a shipped record by its name, from any folder
+    return main_replay(file, args.sim, args.browser, args.game, args.backend, args.video, args.show)
 
 
 def _demos(args: argparse.Namespace) -> int:

@@ -89,3 +89,27 @@ def test_a_damaged_snapshot_is_called_damaged_not_another_version() -> None:
         other.restore(snap[:4])
     other.restore(snap)
     assert other.snapshot() == snap
+
+
+def test_the_envs_refuse_bools_non_finite_weights_and_bad_seeds() -> None:
+    import gymnasium
+
+    env = gymnasium.make("QwopSim-v0")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="action True"):
+        env.step(True)
+    with pytest.raises(ValueError, match="frame_skip"):
+        gymnasium.make("QwopSim-v0", frame_skip=True)
+    with pytest.raises(ValueError, match="reward_weights"):
+        gymnasium.make("QwopSim-v0", reward_weights={"time": float("nan")})
+    with pytest.raises(ValueError, match="time_limit"):
+        gymnasium.make("QwopSim-v0", time_limit=float("inf"))
+    vec = sim_env.make_vec(np.int64(2))  # a numpy integer is a number of envs
+    assert vec.num_envs == 2
+    with pytest.raises(TypeError, match="seed"):
+        vec.reset(seed=1.5)
+    with pytest.raises(TypeError, match="seed"):
+        vec.reset(seed=-1)
+    a, _ = vec.reset(seed=np.int64(3))
+    b, _ = sim_env.make_vec(2).reset(seed=3)
+    assert np.array_equal(a, b)
