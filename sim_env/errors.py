@@ -1,7 +1,7 @@
 """The error every layer raises for a mistake the user can fix (a file, a value).
 
 The message says what was wrong and what to do; the ``qwop`` command prints it on one line
-with exit code 2, never a traceback (tracebacks are for bugs; see ``agents.cli.usage``).
+with exit code 2, never a traceback (tracebacks are for bugs; see ``agents.usage``).
 """
 
 from __future__ import annotations

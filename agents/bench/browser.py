@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.usage import OneLineParser
 from browser_env.drivers import BACKENDS
 from browser_env.errors import GameFolderError
 from browser_env.game import BrowserGame
@@ -102,8 +103,8 @@ def original_engine_rate(
     return best
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents.bench.browser", description=__doc__.split("\n\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    ap = OneLineParser(prog="python -m agents.bench.browser", description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--game", help="game folder (default: the default game folder if it holds the game, else the stand-in)"
     )
@@ -114,6 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only print the original engine's updates/s (for python -m agents.bench.sim); exit 3 if unavailable",
     )
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
     if args.original_engine:
         try:

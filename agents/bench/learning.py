@@ -27,6 +27,7 @@ from agents.training.config import load_config
 from agents.training.evaluate import evaluate_sim, evaluate_start_run, format_report
 from agents.training.model_files import save_model
 from agents.training.train import train
+from agents.usage import OneLineParser, minutes_float
 from sim_env.files import write_whole
 
 
@@ -84,9 +85,9 @@ def _kept_so_far(path: Path) -> dict:
     return {"kept_start_run_time_s": k["start_run_time_s"], "kept_success_rate": k["success_rate"]}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents.bench.learning", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--minutes", type=float, nargs="+", default=[10.0, 60.0])
+def build_parser() -> argparse.ArgumentParser:
+    ap = OneLineParser(prog="python -m agents.bench.learning", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--minutes", type=minutes_float, nargs="+", default=[10.0, 60.0])
     ap.add_argument("--config")
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--out", default="runs/learning")
@@ -97,6 +98,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="time to record: the config's whole chain on the wall clock (agents/bench/time_to_record.py)",
     )
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
 
     cfg = load_config(args.config, args.set)

@@ -23,12 +23,13 @@ from pathlib import Path
 
 from agents.search.planner import LocalExpander, run_search
 from agents.search.state import PlannerConfig, guided_config, load_state, new_state, with_settings
+from agents.usage import OneLineParser, minutes_float, seed_int
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents.bench.search", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--minutes", type=float, nargs="+", default=[1.0, 10.0, 60.0], help="marks (CPU-minutes)")
-    ap.add_argument("--seed", type=int, default=0)
+def build_parser() -> argparse.ArgumentParser:
+    ap = OneLineParser(prog="python -m agents.bench.search", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--minutes", type=minutes_float, nargs="+", default=[1.0, 10.0, 60.0], help="marks (CPU-minutes)")
+    ap.add_argument("--seed", type=seed_int, default=0)
     ap.add_argument(
         "--guide", nargs="?", const="", metavar="MODEL", help="the guided search (default: the shipped guide)"
     )
@@ -40,6 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--set", nargs="+", default=[], metavar="NAME=VALUE", help="planner settings (PlannerConfig fields)"
     )
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
     marks = [0.2] if args.quick else sorted(args.minutes)
     if args.state and Path(args.state).exists():

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+from agents.usage import OneLineParser, threads_int
 from sim_env import GAME_BYTES, UPDATES_PER_SECOND, BatchSim, QwopSim, lockstep_available, replay
 from sim_env.gaits import SHUFFLE, gait_keys
 
@@ -114,13 +115,18 @@ def bench_batch(
     return best, b.bytes_per_env
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents.bench.sim", description=__doc__.split("\n\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    ap = OneLineParser(prog="python -m agents.bench.sim", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="short run for CI smoke tests")
     ap.add_argument("--vec", action="store_true", help="also benchmark the Gymnasium vector env")
     ap.add_argument(
-        "--threads", type=int, default=os.cpu_count() or 1, help="threads for the batch (default: all cores)"
+        "--threads", type=threads_int, default=os.cpu_count() or 1, help="threads for the batch (default: all cores)"
     )
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
     scale = 0.05 if args.quick else 1.0
 

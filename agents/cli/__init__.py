@@ -2,7 +2,7 @@
 
 Every mistake a user can make (a missing or damaged file, an impossible value, no game
 folder, a browser that cannot start) ends with one line saying what was wrong and what to
-do, and exit code 2 (``agents.cli.usage``); a traceback means a bug. Each module here holds one
+do, and exit code 2 (``agents.usage``); a traceback means a bug. Each module here holds one
 group of commands, their options and what they do.
 """
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 
 from agents.cli import search, tools, training
-from agents.cli.usage import OneLineParser
 from agents.exits import user_errors_in_one_line
+from agents.usage import OneLineParser
 from sim_env.extras import require_extra
 
 

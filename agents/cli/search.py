@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.cli.common import BEST_RUN, check_demo_files, new_run_folder
-from agents.cli.usage import (
+from agents.search.state import GUIDED_FINE_AFTER, GUIDED_FINE_TRY_UPDATES, GUIDED_PER_PARENT, GUIDED_REFINE_BEAM
+from agents.shipped import GUIDE, PRETRAINED
+from agents.usage import (
     OneLineParser,
     game_seconds,
     minutes_float,
@@ -20,8 +22,6 @@ from agents.cli.usage import (
     seed_int,
     threads_int,
 )
-from agents.search.state import GUIDED_FINE_AFTER, GUIDED_FINE_TRY_UPDATES, GUIDED_PER_PARENT, GUIDED_REFINE_BEAM
-from agents.shipped import GUIDE, PRETRAINED
 from sim_env.errors import UserInputError, check_out_folders
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.cli.common import BACKENDS, GAME_DEFAULT, GAME_HELP
-from agents.cli.usage import nonnegative_float
+from agents.usage import nonnegative_float
 from sim_env.errors import UserInputError, check_out_folders
 from sim_env.files import check_plain_name
 

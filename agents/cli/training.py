@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from agents.cli.common import BACKENDS, GAME_HELP, check_demo_files
-from agents.cli.usage import game_seconds, minutes_float, nonnegative_int, positive_int, probability, seed_int
 from agents.realtime.lookahead import DEFAULT_HORIZON
 from agents.shipped import PRETRAINED
 from agents.training.algorithms import ALGORITHMS
+from agents.usage import game_seconds, minutes_float, nonnegative_int, positive_int, probability, seed_int
 from sim_env.errors import UserInputError, check_out_folders
 
 

@@ -1,13 +1,16 @@
-"""Every option of every command, given a bad value (negative, zero where it must be positive,
-NaN, infinite, huge, not a number, empty), is refused before any work in one line, exit 2."""
+"""Every option of every command (``qwop`` and the benchmarks), given a bad value (negative,
+zero where it must be positive, NaN, infinite, huge, not a number, empty), is refused before
+any work in one line, exit 2."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 
 import pytest
 
-from agents.cli import build_parser, usage
+from agents import usage
+from agents.cli import build_parser
 
 BAD = ["nan", "inf", "-inf", "-1", "abc", "", "1e400", "99999999999999999999999", "1.5e300"]
 CHECKED_TYPES = {
@@ -23,9 +26,22 @@ CHECKED_TYPES = {
 }
 
 
+BENCHMARKS = ("browser", "learning", "search", "sim")
+
+
 def _commands() -> dict[str, argparse.ArgumentParser]:
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(sub.choices)
+    out = dict(sub.choices)
+    for name in BENCHMARKS:
+        out[f"agents.bench.{name}"] = importlib.import_module(f"agents.bench.{name}").build_parser()
+    return out
+
+
+def _parse(command: str, argv: list[str]) -> None:
+    if command.startswith("agents.bench."):
+        importlib.import_module(command).build_parser().parse_args(argv)
+    else:
+        build_parser().parse_args([command, *argv])
 
 
 def _numeric_options() -> list[tuple[str, str, list[str]]]:
@@ -54,7 +70,7 @@ def test_every_number_an_option_takes_is_checked() -> None:
 def test_bad_numbers_are_refused_in_one_line(command: str, option: str, positionals: list[str], capsys) -> None:
     for value in BAD:
         with pytest.raises(SystemExit) as stop:
-            build_parser().parse_args([command, *positionals, f"{option}={value}"])
+            _parse(command, [*positionals, f"{option}={value}"])
         assert stop.value.code == 2, (option, value)
         err = capsys.readouterr().err
         lines = [line for line in err.splitlines() if line.strip()]
