@@ -25,7 +25,7 @@ from typing import BinaryIO
 
 # A name the harness makes a file or folder of inside a folder it chose (a run, a player): no path
 # separators, not . or .., so that it stays inside that folder.
-PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._=+,-]{0,127}")
 
 
 def check_plain_name(name: str, what: str) -> str:
@@ -33,7 +33,7 @@ def check_plain_name(name: str, what: str) -> str:
     from sim_env.errors import UserInputError
 
     if not PLAIN_NAME.fullmatch(name):
-        raise UserInputError(f"{what} must be a plain name (letters, digits, . _ -; no / or ..), got {name!r}")
+        raise UserInputError(f"{what} must be a plain name (letters, digits, . _ = + , -; no / or ..), got {name!r}")
     return name
 
 

@@ -83,8 +83,10 @@ def _record(args: argparse.Namespace) -> int:
 
     check_plain_name(args.player, "--player")  # recordings/PLAYER.npz stays in recordings/
     out = args.out or f"recordings/{args.player}.npz"
-    if not args.out:
-        Path("recordings").mkdir(exist_ok=True)
+    try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)  # a recording's folder is made for it
+    except OSError as exc:
+        raise UserInputError(f"cannot make the folder of {out} ({exc.strerror}); choose another --out") from None
     check_out_folders(out)  # before the browser starts, not after the recording
     return main_record(args.game, out, args.player, args.backend, args.headless)
 

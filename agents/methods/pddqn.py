@@ -56,6 +56,12 @@ def margin_loss(q: torch.Tensor, actions: torch.Tensor, demo: torch.Tensor, marg
 
 
 class PrioritizedDoubleDQN(DQN):
+    @classmethod
+    def saved_policy_class(cls, data: dict[str, Any]) -> Any:
+        """The policy class of a saved model, from its plain data (models load without
+        unpickling it: agents.training.safe_loading)."""
+        return MultiHeadDQNPolicy if data.get("reward_heads") else cls.policy_aliases["MlpPolicy"]
+
     def __init__(
         self,
         policy: Any,

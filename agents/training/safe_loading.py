@@ -34,6 +34,10 @@ from sim_env.files import write_whole
 # Classes a plain entry may name, by module and name (also under the module paths agents/ had
 # before it was split by concept, which older models name).
 _ALLOWED = {
+    # numbers and arrays as numpy pickles them (a reward-heads policy's weights)
+    "numpy": ("dtype", "ndarray"),
+    "numpy._core.multiarray": ("scalar", "_reconstruct"),
+    "numpy.core.multiarray": ("scalar", "_reconstruct"),
     "torch.nn.modules.activation": ("ReLU", "Tanh", "LeakyReLU", "ELU", "GELU", "SiLU"),
     "torch.optim.adam": ("Adam",),
     "torch.optim.adamw": ("AdamW",),
@@ -74,7 +78,8 @@ def plain_unpickle(raw: bytes) -> Any:
     return _AllowListUnpickler(io.BytesIO(raw)).load()
 
 
-def _serialized_entries(path: Path) -> dict[str, bytes]:
+def _saved_data(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """A model file's data table and its pickled entries (still pickled)."""
     try:
         with zipfile.ZipFile(path) as z:
             data = json.loads(z.read("data"))
@@ -89,7 +94,7 @@ def _serialized_entries(path: Path) -> dict[str, bytes]:
                 out[key] = base64.b64decode(str(value[":serialized:"]), validate=True)
             except ValueError as exc:
                 raise UserInputError(f"{path} is damaged: its entry {key} does not decode") from exc
-    return out
+    return data, out
 
 
 def custom_objects(path: Path, algo_cls: Any, env_options: dict[str, Any], schedules: dict[str, Any] | None = None
@@ -99,13 +104,15 @@ def custom_objects(path: Path, algo_cls: Any, env_options: dict[str, Any], sched
     load. ``schedules`` overrides the stand-in schedules (a resumed run's clip range)."""
     observation_space, action_space = spaces_of(env_options)
     out: dict[str, Any] = {}
-    for key, raw in _serialized_entries(path).items():
+    data, pickled = _saved_data(path)
+    for key, raw in pickled.items():
         if key == "observation_space":
             out[key] = observation_space
         elif key == "action_space":
             out[key] = action_space
-        elif key == "policy_class":
-            out[key] = algo_cls.policy_aliases["MlpPolicy"]
+        elif key == "policy_class":  # an algorithm whose policy depends on its settings says which
+            chooser = getattr(algo_cls, "saved_policy_class", None)
+            out[key] = chooser(data) if chooser else algo_cls.policy_aliases["MlpPolicy"]
         elif key in _SUPPLIED_NONE:
             out[key] = None
         elif key in _SCHEDULES:

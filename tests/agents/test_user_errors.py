@@ -32,7 +32,7 @@ def test_missing_and_damaged_models(tmp_path: Path) -> None:
     with zipfile.ZipFile(tmp_path / "odd.zip", "w") as z:
         z.writestr("data", "not json")
     (tmp_path / "odd.qwop.json").write_text('{"algo": "ppo", "env": {}}')
-    one_line_error(qwop("eval", str(tmp_path / "odd.zip")), "could not be loaded as a ppo model")
+    one_line_error(qwop("eval", str(tmp_path / "odd.zip")), "is not a model saved by qwop train", "damaged")
 
 
 def test_train_inputs(tmp_path: Path) -> None:
@@ -232,7 +232,7 @@ def test_impossible_training_values_are_one_line_before_training(tmp_path: Path)
     for setting, needle in (
         ("algo.batch_size=0", "algo.batch_size must be at least 2"),
         ("algo.gamma=5", "algo.gamma must be a discount"),
-        ("algo.learning_rate=nan", "algo.learning_rate must be a positive number"),
+        ("algo.learning_rate=nan", "algo.learning_rate must be a finite number"),
         ("algo.learning_rate=-1.0", "algo.learning_rate must be a positive number"),
         ("batch.num_envs=1e8", "batch.num_envs must be at most"),
     ):
