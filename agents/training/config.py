@@ -371,14 +371,20 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UserInputError(f"{p} is not valid TOML (UTF-8): {exc}") from exc
         _paths_relative_to(data, p.parent)
+    over: dict[str, dict[str, Any]] = {}
     for item in overrides or []:
         section, name, value = parse_override(item)
+        over.setdefault(section, {})[name] = value
+    # An override's files are relative to the working directory, and kept absolute, so that the
+    # run's config.toml names the same files from anywhere (its resume command reads it).
+    _paths_relative_to(over, Path.cwd())
+    for section, table in over.items():
         if section in data and not isinstance(data[section], dict):
             raise UserInputError(f"[{section}] must be a table")
-        data.setdefault(section, {})[name] = value
+        data.setdefault(section, {}).update(table)
     then = data.get("run", {}).get("then") if isinstance(data.get("run"), dict) else None
     if isinstance(then, str) and then:
-        q = Path(then).resolve()  # a file's is relative to it (above), an override's to the working directory
+        q = Path(then)
         if not q.is_file():
             raise UserInputError(f'run.then names {q}, which is not a config file; fix the path or set run.then=""')
         data["run"]["then"] = str(q)

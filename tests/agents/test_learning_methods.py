@@ -611,7 +611,7 @@ def test_a_stage_chain_that_loops_is_refused_before_training(tmp_path):
 
 
 def test_files_a_config_names_are_relative_to_it(tmp_path, monkeypatch):
-    from agents.training.config import load_config
+    from agents.training.config import load_config, to_toml
     from demos.simulate import save_keys_as_demo
     from sim_env.gaits import SHUFFLE, gait_keys
 
@@ -627,9 +627,14 @@ def test_files_a_config_names_are_relative_to_it(tmp_path, monkeypatch):
     cfg = load_config(recipes / "r.toml")
     assert cfg.env.start_runs == [str(runs / "run.npz")] and cfg.imitation.inject == [str(runs)]
     assert len(cfg.start_keys()) == 1  # found from another working directory
-    # an override's are the working directory's
+    # an override's are the working directory's, kept absolute, so that the run's config.toml
+    # (which the printed resume command reads) names the same files from its own folder
     cfg = load_config(recipes / "r.toml", ['env.start_runs=["../runs"]'])
-    assert cfg.env.start_runs == ["../runs"]
+    assert cfg.env.start_runs == [str(runs)]
+    saved = tmp_path / "saved" / "config.toml"
+    saved.parent.mkdir()
+    saved.write_text(to_toml(cfg))
+    assert load_config(saved).env.start_runs == [str(runs)]
 
 
 def test_the_finetune_recipe_resumes_with_a_folder_of_runs(tmp_path):
