@@ -19,8 +19,8 @@ import numpy as np
 
 import sim_env
 from demos.format import Demo, load_demo
-from sim_env.errors import UserInputError, check_out_folders
-from sim_env.files import write_new_from_path
+from sim_env.errors import UserInputError
+from sim_env.files import check_out_folders, write_new_from_path
 from sim_env.spec import UPDATES_PER_SECOND
 from sim_env.traces import SPLIT_M, Divergence, first_divergence, split_times
 

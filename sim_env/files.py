@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from sim_env.errors import UserInputError
+
 # A name the harness makes a file or folder of inside a folder it chose (a run, a player): no path
 # separators, not . or .., so that it stays inside that folder.
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._=+,-]{0,127}")
@@ -30,8 +32,6 @@ PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._=+,-]{0,127}")
 
 def check_plain_name(name: str, what: str) -> str:
     """``name`` if it is a plain name (:data:`PLAIN_NAME`), else a one-line error naming ``what``."""
-    from sim_env.errors import UserInputError
-
     if not PLAIN_NAME.fullmatch(name):
         raise UserInputError(f"{what} must be a plain name (letters, digits, . _ = + , -; no / or ..), got {name!r}")
     return name
@@ -125,8 +125,6 @@ def write_new_from_path(path: str | Path, produce: Callable[[Path], object]) -> 
 def check_writable(folder: str | Path, what: str) -> None:
     """Raises PermissionError-free one-line trouble early: ``folder`` exists and a file can be
     made in it (tried, not guessed from permission bits, which root ignores)."""
-    from sim_env.errors import UserInputError
-
     folder = Path(folder)
     if not folder.is_dir():
         raise UserInputError(f"the folder of {what} does not exist: {folder}; create it or choose another path")
@@ -140,6 +138,16 @@ def check_writable(folder: str | Path, what: str) -> None:
     os.unlink(name)
 
 
+def check_out_folders(*paths: str | None) -> None:
+    """Output files go where the user says, into folders that exist (none is created unasked)
+    and can be written; checked before any long work starts."""
+    for p in paths:
+        if p:
+            if Path(p).is_dir():
+                raise UserInputError(f"{p} is a folder; give a file name for this output")
+            check_writable(Path(p).resolve().parent, p)
+
+
 def copy_whole(src: str | Path, dst: str | Path) -> Path:
     """Copies ``src`` onto ``dst``, replacing it at once."""
     with open(src, "rb") as f:
@@ -148,5 +156,12 @@ def copy_whole(src: str | Path, dst: str | Path) -> Path:
 
 __all__ = [
     "PLAIN_NAME",
+    "check_out_folders",
     "check_plain_name",
-    "check_writable", "copy_whole", "numbered", "write_new", "write_new_from_path", "write_whole"]
+    "check_writable",
+    "copy_whole",
+    "numbered",
+    "write_new",
+    "write_new_from_path",
+    "write_whole",
+]

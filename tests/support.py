@@ -76,8 +76,9 @@ def play_script(rec: Any, script: list[tuple[str, int, float]]) -> None:
 
 def assert_ray_equals_local(cfg: Any, budget: int) -> None:
     """The same search on a local Ray cluster (2 workers) and on 2 local threads."""
-    from agents.search.planner import LocalExpander, run_search
+    from agents.search.planner import LocalExpander
     from agents.search.ray_expander import RayExpander
+    from agents.search.run import run_search
     from agents.search.state import new_state
 
     ray_exp = RayExpander("local", workers=2)

@@ -21,7 +21,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from agents.search.planner import LocalExpander, run_search
+from agents.search.planner import LocalExpander
+from agents.search.run import run_search
 from agents.search.state import PlannerConfig, guided_config, load_state, new_state, with_settings
 from agents.usage import OneLineParser, minutes_float, seed_int
 

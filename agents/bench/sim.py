@@ -16,7 +16,7 @@ when Chromium and the original are present (``python -m agents.bench.browser
 The original's engine, the single game and each batch are timed as the best of five runs of
 about 0.3 s each (4,000 updates in the page; 40,000 here; 240 steps of 256 games), so that a
 burst of a shared machine's neighbours in one run does not decide the ratio.
-Where the time of one update goes is in ``sim_env/PERFORMANCE.md``.
+Where the time of one update goes is in ``docs/performance.md``.
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ from agents.usage import (
     seed_int,
     threads_int,
 )
-from sim_env.errors import UserInputError, check_out_folders
+from sim_env.errors import UserInputError
+from sim_env.files import check_out_folders
 
 
 def add_commands(sub: Any) -> None:
@@ -71,7 +72,7 @@ def add_commands(sub: Any) -> None:
         "(qwop search --guide DIR/roundN.zip). Deterministic for a seed and budget.",
     )
     p.add_argument("model", nargs="?", help="the guide to start from (default: the shipped pretrained model)")
-    # two rounds made the shipped guide; rounds 3 and 4 searched no faster (docs/results.md)
+    # two rounds made the shipped guide; rounds 3 and 4 searched no faster (docs/history/search.md)
     p.add_argument("--rounds", type=positive_int, default=2, help="rounds (default 2)")
     # 35 M updates: about 5 CPU-minutes on a 2-core machine, some 60,000 labelled states
     p.add_argument(
@@ -168,7 +169,8 @@ def _search_defaults() -> argparse.Namespace:
 def _plan(args: argparse.Namespace) -> int:
     import shlex
 
-    from agents.search.planner import LocalExpander, run_search
+    from agents.search.planner import LocalExpander
+    from agents.search.run import run_search
     from agents.search.state import (
         PlannerConfig,
         best_run_meta,

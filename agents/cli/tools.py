@@ -10,8 +10,8 @@ from typing import Any
 
 from agents.cli.common import BACKENDS, GAME_DEFAULT, GAME_HELP
 from agents.usage import nonnegative_float
-from sim_env.errors import UserInputError, check_out_folders
-from sim_env.files import check_plain_name
+from sim_env.errors import UserInputError
+from sim_env.files import check_out_folders, check_plain_name
 
 
 def add_commands(sub: Any) -> None:

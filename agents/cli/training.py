@@ -13,7 +13,8 @@ from agents.realtime.lookahead import DEFAULT_HORIZON
 from agents.shipped import PRETRAINED
 from agents.training.algorithms import ALGORITHMS
 from agents.usage import game_seconds, minutes_float, nonnegative_int, positive_int, probability, seed_int
-from sim_env.errors import UserInputError, check_out_folders
+from sim_env.errors import UserInputError
+from sim_env.files import check_out_folders
 
 
 def add_commands(sub: Any) -> None:

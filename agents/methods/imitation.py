@@ -96,10 +96,6 @@ class DemoReplayBuffer(ReplayBuffer):
         self.next_is_demo = False
         self.next_behaviour_prob = None
 
-    def demo_fraction(self) -> float:
-        n = self.buffer_size if self.full else self.pos
-        return float(self.is_demo[:n].mean()) if n else 0.0
-
 
 class DemoInjectionCallback(BaseCallback):
     """Injects demonstrations into a DemoReplayBuffer during the first ``until`` env steps of

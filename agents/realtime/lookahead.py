@@ -19,7 +19,7 @@ import numpy as np
 import sim_env
 from agents.search.guided_rollouts import GuidePolicy, policy_rollouts, rollout_rank
 
-DEFAULT_HORIZON = 30  # decisions; against the plain policy (0), docs/results.md
+DEFAULT_HORIZON = 30  # decisions; against the plain policy (0), docs/history/realtime.md
 MIN_LOOKAHEAD_S = 0.004  # below this before the keys are due, no rollout: the plain policy decides
 
 

@@ -31,8 +31,8 @@ from agents.training.evaluate import _report, format_report, save_browser_record
 from browser_env.errors import browser_failures, browser_stopped
 from browser_env.predicted import PredictedPlay
 from browser_env.priority import RealtimePriority
-from sim_env.errors import UserInputError, check_out_folders
-from sim_env.files import check_writable, write_whole
+from sim_env.errors import UserInputError
+from sim_env.files import check_out_folders, check_writable, write_whole
 
 SETTLE_S = 1.0  # seconds on the intro screen before the click, in a real page
 

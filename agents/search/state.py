@@ -38,12 +38,8 @@ class PlannerConfig:
     beam: int = 256  # games kept per stage
     children: int = 32  # copies expanded per kept game
     horizon: int = 24  # updates per stage
-    # Chosen by measurement (distance after 24.8 s, beam 128, two seeds): holds of 2-12 updates
-    # reached 27 m, 4-24 32 m, 6-30 34 m, 8-40 32 m; a head-height term 27 -> 29.5 m; speed
-    # weight 1.5 a little better than 0.5 or 3; repeating the parent's last stride or holding
-    # its last keys on did not help. For the same work per stage, fewer kept games with more
-    # copies each go faster (mean pace over 30 s: 512 x 16 about 1.37 m/s, 256 x 32 1.48,
-    # and with 8 per cell 1.58; horizons of 16 or 36 updates did worse than 24).
+    # Holds of 6-30 updates, 256 games x 32 copies and 24 updates per stage went farthest per
+    # unit of work (docs/history/search.md, "Why the planner's defaults are what they are").
     min_hold: int = 6  # updates a key mask is held, at least
     max_hold: int = 30  # and at most
     action_set: str = "distinct"  # which key masks segments use (sim_env.actions)
@@ -96,32 +92,14 @@ class PlannerConfig:
         action_masks(self.action_set)
 
 
-# Games kept per decision in a guided search. Measured on its first line with the previous
-# shipped model as guide: one game (the plain rollout policy) finishes in 47.63 s with a
-# lookahead of 15 decisions and 47.23 s with 30 (twice the work); 8 games with 15: 47.27 s
-# first, 43.43 s after 17 M updates of restarts. With the current shipped model as guide,
-# best after 10 M updates (seed 0): 4 games 43.33 s, 8 games 41.83 s, 16 games 43.17 s.
+# The guided search's defaults, each the best measured (docs/history/search.md, "Why the
+# planner's defaults are what they are"): games kept per decision; at most this many tries of
+# one kept game in the next beam (diversity); games kept once a run has finished (every line
+# then works to beat it); and, once the best run has stood GUIDED_FINE_AFTER updates, tries
+# held GUIDED_FINE_TRY_UPDATES updates rather than the guide's 4 (a finer choice of timing).
 GUIDED_BEAM = 8
-# At most this many of one kept game's tries in the next guided beam. The shipped guide, one
-# search each (seed 0), best at about 118 M updates: no limit 39.10 s, 1 (every line the
-# rollout policy alone) 41.87 s at 29 M, 2 38.97 s, 3 39.30 s.
 GUIDED_PER_PARENT = 2
-# Games kept per decision once a run has finished: every line then works to beat it, and
-# a wider beam finds the faster ways on that a narrow one misses. Restarting only from the
-# 38.90 s record for 4 CPU-minutes (seed 0, two tries per game): 8 games found nothing
-# faster, 16 games 38.83 s, 32 games 38.73 s, 64 games 38.67 s, 128 games 38.73 s. The whole
-# benchmark (python -m agents.bench.search --guide, seed 0) at 1 / 10 / 30 / 60 CPU-minutes:
-# 64 games 39.93 / 38.80 / 38.63 / 38.43 s, 128 games 39.93 / 38.30 / 38.27 / 38.27 s.
 GUIDED_REFINE_BEAM = 128
-# Once the best run has stood GUIDED_FINE_AFTER updates, every try is held
-# GUIDED_FINE_TRY_UPDATES updates rather than the guide's 4. The search before (seed 0)
-# stalled at 38.27 s from 148.5 M updates on; resumed at 150 M with tries of 2 updates, it
-# found 38.13 s at 207 M and 37.97 s at 395 M, where tries of 1 or 6 updates found nothing
-# faster by 250 M. From the start, switching once the best run had stood 50 M updates found
-# 37.97 s at 417 M, 75 M 38.23 s by 420 M; tries of 2 updates in every line after the first
-# finish were 0.8 s behind at 50 M (a run takes twice the stages). The benchmark with it: 39.93 /
-# 38.30 / 38.13 / 37.87 s at 1 / 10 / 30 / 60 CPU-minutes. docs/results.md, "Finer tries once
-# the search has stalled".
 GUIDED_FINE_AFTER = 50_000_000
 GUIDED_FINE_TRY_UPDATES = 2
 
@@ -165,7 +143,7 @@ def with_settings(config: PlannerConfig, settings: list[str]) -> PlannerConfig:
 
 @dataclass
 class SearchState:
-    """Everything a search needs to go on: saved every ``SAVE_EVERY_S`` and when a search stops."""
+    """Everything a search needs to go on: saved every ``agents.search.run.SAVE_EVERY_S`` and when a search stops."""
 
     config: PlannerConfig
     stage: int = 0

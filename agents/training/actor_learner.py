@@ -27,12 +27,12 @@ import signal
 import threading
 import time
 import traceback
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
+from agents.training.envs import make_stepped_env
 from sim_env.errors import UserInputError
 
 CHUNK = 8  # vector steps per message: fewer, larger messages; the learner waits for at most one
@@ -94,12 +94,10 @@ def _act(cfg_data: bytes, q_net: bytes, conn: Any, control: Any, seed: int) -> N
     try:
         import torch
 
-        from agents.training.build import make_env
-
         torch.set_num_threads(1)
         cfg = pickle.loads(cfg_data)
         net = pickle.loads(q_net)
-        env = make_env(replace(cfg, batch=replace(cfg.batch, async_actor=False)))
+        env = make_stepped_env(cfg)
         n, n_actions = env.num_envs, int(env.action_space.n)
         rng = np.random.default_rng([seed, 1])
         obs = env.reset()

@@ -9,9 +9,10 @@ import torch
 from stable_baselines3 import A2C, PPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 
+from agents.training.actor_learner import acting_in_process, actor_feed
 from agents.training.algorithms import algo_class
 from agents.training.config import TrainConfig
-from agents.training.sb3_env import make_sb3_vec
+from agents.training.envs import make_stepped_env
 
 
 def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> BaseAlgorithm:
@@ -88,38 +89,14 @@ def training_class(cfg: TrainConfig) -> Any:
     """The algorithm's SB3 class, acting in a process of its own with ``batch.async_actor``."""
     cls = algo_class(cfg.algo.name)
     if cfg.batch.async_actor:
-        from agents.training.actor_learner import acting_in_process
-
         cls = acting_in_process(cls, cfg.batch.actor_sync)
     return cls
 
 
 def make_env(cfg: TrainConfig) -> Any:
-    """The training env: the batched engine, or SB3's DummyVecEnv of single QwopSim-v0 envs;
-    with ``batch.async_actor``, the learner's view of an actor process that steps them."""
-    if cfg.batch.async_actor:
-        from agents.training.actor_learner import actor_feed
-
-        return actor_feed(cfg)
-    if cfg.batch.vectorized:
-        env = make_sb3_vec(cfg.batch.num_envs, cfg.batch.num_threads, start_keys=cfg.start_keys(), **cfg.env_options())
-    else:
-        import gymnasium
-        from stable_baselines3.common.monitor import Monitor
-        from stable_baselines3.common.vec_env import DummyVecEnv
-
-        import sim_env  # noqa: F401 (registers QwopSim-v0)
-
-        opts = dict(cfg.env_options(), start_keys=cfg.start_keys())
-        env = DummyVecEnv([lambda: Monitor(gymnasium.make("QwopSim-v0", **opts)) for _ in range(cfg.batch.num_envs)])
-    env.seed(cfg.run.seed)
-    a = cfg.algo
-    if a.rnd_weight > 0:
-        from agents.methods.rnd import RNDBonus
-
-        # outside the monitors: episode returns in the logs stay the task's own
-        env = RNDBonus(env, a.rnd_weight, a.rnd_decay, a.rnd_decay_steps or cfg.run.total_timesteps, seed=cfg.run.seed)
-    return env
+    """The training env (``agents.training.envs``); with ``batch.async_actor``, the learner's
+    view of an actor process that steps it."""
+    return actor_feed(cfg) if cfg.batch.async_actor else make_stepped_env(cfg)
 
 
 def load_demos(cfg: TrainConfig, files: list[str]) -> Any:

@@ -14,7 +14,8 @@ import pytest
 
 import sim_env
 from agents.search.guided_rollouts import game_after, guide_from_model, policy_rollouts
-from agents.search.planner import LocalExpander, run_search
+from agents.search.planner import LocalExpander
+from agents.search.run import run_search
 from agents.search.state import PlannerConfig, load_state, new_state
 from agents.training.model_files import load_model
 from sim_env.observation import observe
@@ -202,7 +203,7 @@ def test_tries_held_for_fewer_updates_than_the_guide_decides(tmp_path: Path) -> 
 def test_per_parent_limits_each_kept_game_s_tries_in_the_next_beam() -> None:
     """per_parent=2: no stage keeps more than two tries of one game (tries of one game share
     its keys but the last decision's); without the limit the best game's tries fill the beam."""
-    from agents.search.planner import make_planner
+    from agents.search.run import make_planner
 
     def most_of_one_parent(per_parent: int) -> int:
         planner = make_planner(new_state(replace(GUIDED, beam=8, per_parent=per_parent)), LocalExpander(2))
@@ -218,7 +219,7 @@ def test_per_parent_limits_each_kept_game_s_tries_in_the_next_beam() -> None:
 
 
 def test_refine_beam_keeps_more_games_once_a_run_has_finished() -> None:
-    from agents.search.planner import make_planner
+    from agents.search.run import make_planner
     from agents.search.state import seed_best_run
     from demos.format import load_demo
 
@@ -255,7 +256,7 @@ def test_tries_get_finer_once_the_best_run_has_stood(tmp_path: Path) -> None:
     """fine_after: once the best run has stood that many updates (a run given at the start counts
     from the end of the first stage), every stage adds fine_try_updates updates rather than the
     guide's 4, for good; a search stopped before or after the switch resumes exactly."""
-    from agents.search.planner import make_planner
+    from agents.search.run import make_planner
 
     cfg = replace(GUIDED, fine_after=10_000, fine_try_updates=2)
     st = _with_record(cfg)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import sim_env
-from agents.search.planner import BeamSearch, LocalExpander, run_search
+from agents.search.planner import BeamSearch, LocalExpander
+from agents.search.run import run_search
 from agents.search.state import PlannerConfig, SearchState, load_state, new_state
 from sim_env.gaits import SHUFFLE, gait_keys
 from tests.clitools import one_line_error, qwop

@@ -9,7 +9,7 @@ import sim_env
 from agents.bench.sim import bench_batch
 from sim_env.gaits import SHUFFLE, gait_keys
 
-# Bytes per game in a running batch (sim_env/PERFORMANCE.md has the breakdown).
+# Bytes per game in a running batch (docs/performance.md has the breakdown).
 MEMORY_PER_GAME_BOUND = 16 * 1024
 
 
