@@ -14,6 +14,10 @@ echo "== docs (mkdocs build --strict: a broken link or a page left out fails)"
 site=$(mktemp -d)
 NO_MKDOCS_2_WARNING=1 "$PY" -m mkdocs build --strict --quiet --site-dir "$site"
 rm -rf "$site"
+echo "== C++ unit tests (CTest: the engine and game layers on their own)"
+cmake -S . -B build/ctest -DQWOP_PYTHON_MODULE=OFF -DQWOP_CPP_TESTS=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/ctest -j "$(nproc)" >/dev/null
+ctest --test-dir build/ctest --output-on-failure
 echo "== benchmark smoke runs"
 "$PY" -m agents.bench.sim --quick --vec
 "$PY" -m agents.bench.browser --quick

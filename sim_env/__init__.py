@@ -7,7 +7,7 @@
 
 Game constants (key bits, time step, finish distance) and the names and order of the
 runner's parts and joints come from the C++ engine, which takes them from ``spec.json``
-(through the generated ``cpp/spec.h``), their one source; ``sim_env.spec`` reads the same file.
+(through the generated ``cpp/game/spec.h``), their one source; ``sim_env.spec`` reads the same file.
 """
 
 from sim_env._core import (

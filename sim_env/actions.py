@@ -2,7 +2,7 @@
 the Q W O P keys held.
 
 Shared by the simulator envs and the browser env; every Python check of a key mask is here
-(the C++ module's is in ``cpp/bind_checks.cpp``).
+(the C++ module's is in ``cpp/bindings/bind_checks.cpp``).
 
 - ``full`` (16): action i holds key mask i (1=Q, 2=W, 4=O, 8=P).
 - ``distinct`` (9): the controls that behave differently. Q wins over W and O wins over P,

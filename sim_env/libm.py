@@ -3,7 +3,7 @@
 The original's physics takes ``Math.sin``/``Math.cos`` from the browser, which on Linux are
 the C library's; glibc computes them with one of two builds chosen by CPU (with fused
 multiply-add or without), and they differ in the last bit for about 0.07% of arguments.
-The simulator computes both itself (``sim_env/cpp/trig.cpp``); its default, ``"fma"``, is the
+The simulator computes both itself (``sim_env/cpp/engine/trig.cpp``); its default, ``"fma"``, is the
 variant of the reference traces. A run found in the simulator replays exactly in a browser
 only if the browser computes the same variant; :func:`identify` tells which one a set of
 probe values matches.

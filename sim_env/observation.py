@@ -15,7 +15,7 @@ omega per part in ``PART_NAMES`` order; physics units, y down, radians). Element
 | 81 | 1 | torso height above the track surface | units | / 10 (metres) |
 | 82 | 1 | torso forward speed (same value as torso vx) | units/s | / 10 (m/s) |
 
-The values are computed in C++ (``sim_env/cpp/env_features.cpp``) by the batched engine's
+The values are computed in C++ (``sim_env/cpp/game/env_features.cpp``) by the batched engine's
 threads; :func:`observe` calls the same code for any array of states. ``OBS_NAMES`` names
 every element. With ``frame_stack`` k > 1 the env concatenates the last
 k observations, oldest first.

@@ -26,7 +26,7 @@ Profiles (weights; terms not named have weight 0):
   vertical 1, knee 0.25.
 
 ``reward_weights`` on the envs overrides or adds weights. The terms are computed in C++
-(``sim_env/cpp/env_features.cpp``); :func:`reward_terms` calls the same code.
+(``sim_env/cpp/game/env_features.cpp``); :func:`reward_terms` calls the same code.
 """
 
 from __future__ import annotations

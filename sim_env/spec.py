@@ -1,5 +1,5 @@
 """The facts shared by the simulator, the harness and the page adapter, read from their one
-source, ``sim_env/spec.json`` (the C++ side is generated from it into ``cpp/spec.h`` by
+source, ``sim_env/spec.json`` (the C++ side is generated from it into ``cpp/game/spec.h`` by
 ``tools/gen_spec.py``; the adapter gets it in the page as ``window.__QWOP_SPEC__``).
 
 Parts and joints in trace order, key bits, session event codes, the adapter's record layout

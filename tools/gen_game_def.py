@@ -1,4 +1,4 @@
-"""Generate sim_env/cpp/game_def.h from the reference construction_calls.json.
+"""Generate sim_env/cpp/game/game_def.h from the reference construction_calls.json.
 
 The header is committed; this script documents where its numbers come from and lets a
 developer regenerate it. tests/sim_env/test_world.py checks the built world against world.json.
@@ -126,7 +126,7 @@ def main(path: str) -> None:
             f"{str(bool(j['enableMotor'])).lower()}}},"
         )
     out += ["};", "", "}  // namespace qwop::def", ""]
-    target = Path(__file__).resolve().parent.parent / "sim_env" / "cpp" / "game_def.h"
+    target = Path(__file__).resolve().parent.parent / "sim_env" / "cpp" / "game" / "game_def.h"
     target.write_text("\n".join(out))
     print(f"wrote {target}")
 

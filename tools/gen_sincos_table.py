@@ -1,7 +1,7 @@
-"""Generate sim_env/cpp/sincos_table.h: sin and cos of i/128 (i = 0..109) as double-double
+"""Generate sim_env/cpp/engine/sincos_table.h: sin and cos of i/128 (i = 0..109) as double-double
 pairs (high part, then the rest rounded), computed with mpmath at 300 bits.
 
-These are the values the IBM/glibc sin and cos algorithm looks up (sim_env/cpp/trig.cpp).
+These are the values the IBM/glibc sin and cos algorithm looks up (sim_env/cpp/engine/trig.cpp).
 glibc's own table differs from the correctly rounded pairs by one unit of the *low* part in
 18 of the 220 pairs; a low part only enters a result's last bit when the exact sum lies
 within about 1e-33 of a rounding boundary (odds near 1e-17 per call), which the tests'
@@ -20,7 +20,7 @@ from pathlib import Path
 from generated import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
-HEADER = ROOT / "sim_env" / "cpp" / "sincos_table.h"
+HEADER = ROOT / "sim_env" / "cpp" / "engine" / "sincos_table.h"
 ENTRIES = 110  # |x| < 0.855469 rounds to at most 110/128 after the +big trick
 
 

@@ -1,4 +1,4 @@
-"""Generate sim_env/cpp/spec.h from sim_env/spec.json, the one source of the facts shared by
+"""Generate sim_env/cpp/game/spec.h from sim_env/spec.json, the one source of the facts shared by
 the simulator, the harness and the page adapter.
 
     python tools/gen_spec.py            # rewrite spec.h
@@ -15,7 +15,7 @@ from generated import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "sim_env" / "spec.json"
-HEADER = ROOT / "sim_env" / "cpp" / "spec.h"
+HEADER = ROOT / "sim_env" / "cpp" / "game" / "spec.h"
 
 
 def _wrapped(items: list[str], indent: str = "    ", width: int = 100) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -151,7 +152,9 @@ def _train(args: argparse.Namespace) -> int:
         return 0
     check_demo_files(cfg.imitation.pretrain, "--pretrain")
     check_demo_files(cfg.imitation.inject, "--inject")
-    check_out_folders(args.gif)  # before the training, not after it
+    run_dir = (Path(cfg.run.out_dir) / cfg.run.name).resolve() if cfg.run.name else None
+    if not (args.gif and run_dir is not None and Path(args.gif).resolve().parent == run_dir):
+        check_out_folders(args.gif)  # before the training, not after it (the run's own folder is made for it)
     if args.ray:
         from agents.training.ray_trials import plan, run_trials
 

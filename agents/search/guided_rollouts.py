@@ -4,7 +4,7 @@ The planner asks, for each game of its beam and each action, how far the runner 
 that action is taken for one decision and the trained policy then acts greedily for
 ``lookahead`` more decisions (a rollout: the classic one-step policy improvement, here inside
 a beam). ``GuidePolicy`` is the model's network as plain float64 arrays, evaluated in C++
-(``sim_env.GuidePolicy``, ``sim_env/cpp/guide_policy.h``) with every output's products
+(``sim_env.GuidePolicy``, ``sim_env/cpp/search/guide_policy.h``) with every output's products
 summed in input order, so its choice for a state does not depend on the other rows, the
 threads or the machine: the same search gives the same run on any number of threads or Ray
 workers (BLAS matrix products may round differently for different batch shapes, and a near

@@ -1,4 +1,4 @@
-"""The engine's own sin/cos (sim_env/cpp/trig.cpp) equal glibc's two builds and Chromium's
+"""The engine's own sin/cos (sim_env/cpp/engine/trig.cpp) equal glibc's two builds and Chromium's
 Math.sin/Math.cos bit for bit, and the simulator reproduces every trace whatever variant the
 host's C library would pick (glibc's build is switched with GLIBC_TUNABLES in a subprocess)."""
 
