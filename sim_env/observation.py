@@ -28,9 +28,11 @@ import numpy as np
 from sim_env import JOINT_NAMES, PART_NAMES
 from sim_env._core import OBS_SIZE
 from sim_env._core import observe as _observe
+from sim_env.spec import SPEC
 
-POSITION_SCALE = 10.0
-VELOCITY_SCALE = 10.0
+# Positions and velocities are divided by these (spec.json; the C++ side's are generated from it).
+POSITION_SCALE = float(SPEC["observation_scales"]["position"])
+VELOCITY_SCALE = float(SPEC["observation_scales"]["velocity"])
 
 
 def _names() -> tuple[str, ...]:

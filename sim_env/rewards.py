@@ -33,16 +33,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim_env._core import FINISH_BONUS_TIME_S, KNEE_BEND_RAD, LOW_TORSO_M
 from sim_env._core import reward_terms as _reward_terms
+from sim_env.spec import SPEC
 
-REWARD_TERMS: tuple[str, ...] = ("progress", "time", "finish", "fall", "low_torso", "vertical", "knee")
-
-PROFILES: dict[str, dict[str, float]] = {
-    "progress": {"progress": 1.0},
-    "speed": {"progress": 1.0, "time": 1.0, "finish": 1.0, "fall": 10.0},
-    "shaped": {"progress": 1.0, "low_torso": 1.0, "vertical": 1.0, "knee": 0.25},
-}
+# The terms in order, their profiles and constants: spec.json, from which the C++ side's are
+# generated (cpp/game/spec.h). Adding a term is an entry there, its computation in
+# cpp/game/env_features.cpp, and a test.
+REWARD_TERMS: tuple[str, ...] = tuple(SPEC["reward_terms"])
+PROFILES: dict[str, dict[str, float]] = {k: dict(v) for k, v in SPEC["reward_profiles"].items()}
+DEFAULT_PROFILE: str = SPEC["default_reward_profile"]
+LOW_TORSO_M = float(SPEC["reward_constants"]["low_torso_m"])
+KNEE_BEND_RAD = float(SPEC["reward_constants"]["knee_bend_rad"])
+FINISH_BONUS_TIME_S = float(SPEC["reward_constants"]["finish_bonus_time_s"])
 
 
 def profile_weights(profile: str, overrides: dict[str, float] | None = None) -> np.ndarray:

@@ -18,7 +18,18 @@ from typing import Any
 
 import numpy as np
 
-from sim_env import PART_NAMES, STATE_COLUMNS, finished_100m, replay, replay_session
+from sim_env import (
+    CLICK_EVENT,
+    KEY_O,
+    KEY_P,
+    KEY_Q,
+    KEY_W,
+    PART_NAMES,
+    STATE_COLUMNS,
+    finished_100m,
+    replay,
+    replay_session,
+)
 from sim_env.errors import UserInputError, one_line
 
 TRACE_ARRAYS = ("state", "fallen", "game_ended", "jump_landed", "score_time", "score")
@@ -57,7 +68,27 @@ def load_trace(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     missing = [k for k in TRACE_ARRAYS if k not in data]
     if missing:
         raise UserInputError(f"{p} is not {what}: it lacks the arrays {missing}")
+    bad = _schema_fault(data)
+    if bad:
+        raise UserInputError(f"{p} is not {what}: {bad}")
     return data
+
+
+def _schema_fault(data: dict[str, np.ndarray]) -> str:
+    """What is wrong with a trace's arrays (their kinds, shapes and ranges), or ''."""
+    inputs = "events" if "events" in data else "keys"
+    a = data[inputs]
+    top = CLICK_EVENT if inputs == "events" else KEY_Q | KEY_W | KEY_O | KEY_P
+    if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and (a.min() < 0 or a.max() > top)):
+        per = "event" if inputs == "events" else "update"
+        return f"'{inputs}' must be whole numbers from 0 to {top}, one per {per}"
+    state = data["state"]
+    if state.dtype.kind != "f" or state.ndim != 3 or state.shape[1:] != (len(PART_NAMES), len(STATE_COLUMNS)):
+        return f"'state' must be numbers shaped (updates, {len(PART_NAMES)}, {len(STATE_COLUMNS)}), got {state.shape}"
+    for k in TRACE_ARRAYS:
+        if k not in ("state", "initial") and data[k].shape != (len(state),):
+            return f"'{k}' must have one value per update ({len(state)}), got shape {data[k].shape}"
+    return ""
 
 
 def simulate(trace: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -113,3 +113,23 @@ def test_the_envs_refuse_bools_non_finite_weights_and_bad_seeds() -> None:
     a, _ = vec.reset(seed=np.int64(3))
     b, _ = sim_env.make_vec(2).reset(seed=3)
     assert np.array_equal(a, b)
+
+
+def test_a_trace_with_arrays_of_the_wrong_kind_is_refused(tmp_path) -> None:
+    from sim_env.errors import UserInputError
+    from sim_env.traces import load_trace
+
+    out = sim_env.replay(np.array([1, 2, 4, 8] * 20, dtype=np.int8))
+    good = {k: out[k] for k in ("keys", "state", "fallen", "game_ended", "jump_landed", "score_time", "score")}
+    np.savez(tmp_path / "good.npz", **good)
+    assert len(load_trace(tmp_path / "good.npz")["keys"]) == 80
+    for name, bad in {
+        "float keys": {**good, "keys": good["keys"].astype(np.float64) + 0.5},
+        "keys over 15": {**good, "keys": good["keys"].astype(np.int64) + 300},
+        "state of another shape": {**good, "state": good["state"][:, :6]},
+        "a flag per update short": {**good, "fallen": good["fallen"][:-1]},
+    }.items():
+        np.savez(tmp_path / "bad.npz", **bad)
+        with pytest.raises(UserInputError, match="is not a trace"):
+            load_trace(tmp_path / "bad.npz")
+        assert name

@@ -32,6 +32,32 @@ def test_the_compiled_simulator_carries_the_spec() -> None:
     assert sim_env.replay_session(events)["score_time"][-1] == sim_env.UPDATE_DT
 
 
+def test_reward_terms_and_their_constants_come_from_the_spec() -> None:
+    """The C++ side computes the terms in spec.json's order, with its constants and default
+    weights: a term set at its index by name (cpp/game/env_features.cpp) is the term spec.json
+    names there."""
+    from sim_env import _core, rewards
+    from sim_env.observation import POSITION_SCALE, VELOCITY_SCALE
+
+    assert _core.REWARD_TERM_NAMES == rewards.REWARD_TERMS == tuple(spec.SPEC["reward_terms"])
+    assert _core.LOW_TORSO_M == rewards.LOW_TORSO_M and _core.KNEE_BEND_RAD == rewards.KNEE_BEND_RAD
+    assert _core.FINISH_BONUS_TIME_S == rewards.FINISH_BONUS_TIME_S
+    assert POSITION_SCALE == VELOCITY_SCALE == 10.0  # as the shipped models were trained
+    # What each term measures, at its name: a step forward, a step's time, a fall.
+    before = sim_env.QwopSim().body_state()
+    sim = sim_env.QwopSim()
+    for _ in range(12):
+        sim.update(0)
+    values = rewards.reward_terms(before, sim.body_state(), 0.4, 0.4, True, False)
+    terms = dict(zip(rewards.REWARD_TERMS, values, strict=True))
+    assert terms["time"] == -0.4 and terms["fall"] == -1.0 and terms["finish"] == 0.0
+    u = sim_env.UNITS_PER_METRE
+    assert terms["progress"] == sim.body_state()[0, 0] / u - before[0, 0] / u
+    assert rewards.profile_weights(spec.SPEC["default_reward_profile"]).tolist() == [
+        1.0 if t == "progress" else 0.0 for t in rewards.REWARD_TERMS
+    ]
+
+
 def test_record_layout() -> None:
     assert len(spec.RECORD_HEADER) + len(spec.PARTS) * len(spec.STATE_COLUMNS) == spec.RECORD_SIZE
     flags = list(spec.FLAGS.values())

@@ -26,7 +26,7 @@ qwop::EpisodeOptions episode_options(int frame_skip, double time_limit, int fram
     if (weights->ndim() != 1 || weights->shape(0) != qwop::kNumRewardTerms) {
       throw py::value_error("weights must be " + std::to_string(qwop::kNumRewardTerms) + " numbers, one per reward term");
     }
-    std::memcpy(o.weights, weights->data(), sizeof(o.weights));
+    std::memcpy(o.weights.data(), weights->data(), sizeof(o.weights));
   }
   qwop::check_options(o);
   return o;

@@ -50,7 +50,8 @@ void bind_features(py::module_& m) {
           }
           return out;
         }, py::arg("before"), py::arg("after"), py::arg("dt"), py::arg("time_after"), py::arg("fell"), py::arg("finished"),
-        "Reward terms (..., 7) for body states (..., 12, 6) before and after a step.");
+        ("Reward terms (..., " + std::to_string(qwop::kNumRewardTerms) +
+         ") for body states (..., 12, 6) before and after a step.").c_str());
 }
 
 }  // namespace qwop_py

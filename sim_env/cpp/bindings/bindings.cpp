@@ -58,6 +58,9 @@ PYBIND11_MODULE(_core, m) {
   m.attr("LOW_TORSO_M") = qwop::kLowTorsoM;
   m.attr("KNEE_BEND_RAD") = qwop::kKneeBendRad;
   m.attr("FINISH_BONUS_TIME_S") = qwop::kFinishBonusTimeS;
+  py::list terms;
+  for (const char* n : qwop::kRewardTermNames) terms.append(n);
+  m.attr("REWARD_TERM_NAMES") = py::tuple(terms);  // the C++ side's order (a test holds it to spec.json)
 
   py::list parts;
   for (const char* n : qwop::kPartNames) parts.append(n);

@@ -62,6 +62,7 @@ struct Contact {
   int8_t prev, next;    // world contact list
   int8_t otherType;     // the other manifold's type
   bool inUse;
+  const Edge& edge(int side) const { return side ? nodeB : nodeA; }  // side 0 = A, 1 = B
   Manifold& manifold() { return current; }
   const Manifold& manifold() const { return current; }
 };

@@ -37,6 +37,7 @@ struct RevoluteJoint {
   bool collideConnected;
   bool islandFlag;
   bool inUse;
+  const Edge& edge(int side) const { return side ? edgeB : edgeA; }  // side 0 = A, 1 = B
 };
 
 // What a joint's velocity set-up computes for its velocity iterations: scratch of one step

@@ -76,13 +76,13 @@ void write_reward_terms(const double* before, const double* after, double dt, do
     const double bend = std::fabs(joint_angle(after, joints[k]));
     knee += bend > kKneeBendRad ? bend - kKneeBendRad : 0.0;
   }
-  out[0] = x1 - x0;
-  out[1] = -dt;
-  out[2] = finished ? kFinishBonusTimeS - time_after : 0.0;
-  out[3] = fell ? -1.0 : 0.0;
-  out[4] = height < kLowTorsoM ? -(kLowTorsoM - height) : 0.0;
-  out[5] = -std::fabs(y1 - y0);
-  out[6] = -knee;
+  out[kTermProgress] = x1 - x0;
+  out[kTermTime] = -dt;
+  out[kTermFinish] = finished ? kFinishBonusTimeS - time_after : 0.0;
+  out[kTermFall] = fell ? -1.0 : 0.0;
+  out[kTermLowTorso] = height < kLowTorsoM ? -(kLowTorsoM - height) : 0.0;
+  out[kTermVertical] = -std::fabs(y1 - y0);
+  out[kTermKnee] = -knee;
 }
 
 }  // namespace qwop

@@ -12,17 +12,12 @@ namespace qwop {
 // relative x, y of 11 parts; angle, vx, vy, omega of 12; 11 joint angles; torso height, speed
 constexpr int kObsSize = 2 * (kNumParts - 1) + 4 * kNumParts + kNumJoints + 2;  // 83
 static_assert(kObsSize == 83, "observation layout");
-constexpr int kNumRewardTerms = 7;
-constexpr double kObsPositionScale = 10.0;
-constexpr double kObsVelocityScale = 10.0;
-constexpr double kLowTorsoM = 0.8;
-constexpr double kKneeBendRad = 1.2;
-constexpr double kFinishBonusTimeS = 120.0;
+// The reward terms, their constants and the observation's scales are in spec.h (spec.json).
 
 // state: 12 x 6 doubles (x, y, angle, vx, vy, omega per part); out: kObsSize floats.
 void write_observation(const double* state, float* out);
 
-// Terms in the order progress, time, finish, fall, low_torso, vertical, knee.
+// Every RewardTerm (spec.h), at its index.
 void write_reward_terms(const double* before, const double* after, double dt, double time_after, bool fell,
                         bool finished, double* out);
 

@@ -5,6 +5,7 @@
 // recording produced (sim_env/stepper.py), so every env's step means the same thing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -22,7 +23,8 @@ struct EpisodeOptions {
   int max_updates = 3600; // truncation: updates per episode (max_updates_for(time_limit_s))
   double time_limit_s = 120.0;  // the time limit it was made from (game seconds), for reporting
   int frame_stack = 1;    // observations per step, oldest first
-  double weights[kNumRewardTerms] = {1, 0, 0, 0, 0, 0, 0};  // reward = terms . weights
+  // reward = terms . weights; the default profile's (spec.h)
+  std::array<double, kNumRewardTerms> weights = kDefaultRewardWeights;
 };
 
 // Throws std::invalid_argument naming the option that is out of range.

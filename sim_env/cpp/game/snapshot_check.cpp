@@ -26,6 +26,45 @@ void require_bool(const bool& b, const char* what) {
 
 bool in(int32_t i, int32_t n) { return i >= 0 && i < n; }
 
+// A world list (bodies, joints, contacts) of `slots` slots from `head`: each entry in use,
+// once, its back link the entry before; `seen[i]` marks the entries; returns their number.
+template <class Slots>
+int32_t walk_list(const Slots& at, int32_t slots, int32_t head, bool* seen, const char* what) {
+  require(head == kNull || in(head, slots), what);
+  int32_t n = 0, prev = kNull;
+  for (int32_t i = head; i != kNull; i = at[i].next) {
+    require(at[i].inUse && !seen[i] && at[i].prev == prev, what);
+    seen[i] = true;
+    prev = i;
+    ++n;
+  }
+  return n;
+}
+
+// Each body's edge list of one kind (joints or contacts, `head` of a body): side A of owner i
+// (code 2i) lies in its body A's list, side B (2i + 1) in body B's, each once, linked both
+// ways; every owner in use among the first `owners` has both.
+template <class Owners, class Head>
+void walk_edges(const World& w, const Owners& at, int32_t owners, Head head, const char* what) {
+  bool seen[2 * kMaxContacts > 2 * kMaxJoints ? 2 * kMaxContacts : 2 * kMaxJoints] = {};
+  for (int32_t b = 0; b < kMaxBodies; ++b) {
+    if (!w.bodies[b].inUse) continue;
+    int32_t p = kNull;
+    for (int32_t e = head(w.bodies[b]); e != kNull;) {
+      require(in(e, 2 * owners) && !seen[e], what);
+      const auto& o = at[e >> 1];
+      const Edge& edge = o.edge(e & 1);
+      require(o.inUse && (e & 1 ? o.bodyB : o.bodyA) == b && edge.prev == p, what);
+      seen[e] = true;
+      p = e;
+      e = edge.next;
+    }
+  }
+  for (int32_t i = 0; i < owners; ++i) {
+    if (at[i].inUse) require(seen[2 * i] && seen[2 * i + 1], what);
+  }
+}
+
 void check_bodies(const World& w, bool seen_body[kMaxBodies]) {
   for (int32_t b = 0; b < kMaxBodies; ++b) {
     const Body& body = w.bodies[b];
@@ -43,17 +82,7 @@ void check_bodies(const World& w, bool seen_body[kMaxBodies]) {
     require(body.fixture.present ? in(body.fixture.proxy, w.tree.nodeCount) : body.fixture.proxy == kNull,
             "a fixture's tree proxy");
   }
-  // The world's body list: every body in use, once, linked both ways.
-  int32_t n = 0, prev = kNull;
-  require(w.bodyList == kNull || in(w.bodyList, kMaxBodies), "the body list's head");
-  for (int32_t b = w.bodyList; b != kNull; b = w.bodies[b].next) {
-    require(w.bodies[b].inUse && !seen_body[b], "the body list");
-    require(w.bodies[b].prev == prev, "the body list's back links");
-    seen_body[b] = true;
-    prev = b;
-    ++n;
-  }
-  require(n == w.bodyCount, "the body count");
+  require(walk_list(w.bodies, kMaxBodies, w.bodyList, seen_body, "the body list") == w.bodyCount, "the body count");
   for (int32_t b = 0; b < kMaxBodies; ++b) require(seen_body[b] == w.bodies[b].inUse, "the body list");
 }
 
@@ -73,36 +102,9 @@ void check_joints(const World& w) {
     require(jt.prev == kNull || in(jt.prev, kMaxJoints), "a joint's list link");
     require(jt.next == kNull || in(jt.next, kMaxJoints), "a joint's list link");
   }
-  int32_t n = 0, prev = kNull;
-  require(w.jointList == kNull || in(w.jointList, kMaxJoints), "the joint list's head");
-  for (int32_t j = w.jointList; j != kNull; j = w.joints[j].next) {
-    require(w.joints[j].inUse && !listed[j], "the joint list");
-    require(w.joints[j].prev == prev, "the joint list's back links");
-    listed[j] = true;
-    prev = j;
-    ++n;
-  }
-  require(n == w.jointCount, "the joint count");
-  // Each body's joint edges: side A of joint j lies in body A's list, side B in body B's.
-  bool edge_seen[2 * kMaxJoints] = {};
-  for (int32_t b = 0; b < kMaxBodies; ++b) {
-    if (!w.bodies[b].inUse) continue;
-    int32_t p = kNull;
-    for (int32_t e = w.bodies[b].jointList; e != kNull;) {
-      require(in(e, 2 * kMaxJoints) && !edge_seen[e], "a body's joint edges");
-      const RevoluteJoint& jt = w.joints[e >> 1];
-      require(jt.inUse && (e & 1 ? jt.bodyB : jt.bodyA) == b, "a body's joint edges");
-      const Edge& edge = e & 1 ? jt.edgeB : jt.edgeA;
-      require(edge.prev == p, "a body's joint edges' back links");
-      edge_seen[e] = true;
-      p = e;
-      e = edge.next;
-    }
-  }
-  for (int32_t j = 0; j < kMaxJoints; ++j) {
-    require(listed[j] == w.joints[j].inUse, "the joint list");
-    if (w.joints[j].inUse) require(edge_seen[2 * j] && edge_seen[2 * j + 1], "a joint's edges");
-  }
+  require(walk_list(w.joints, kMaxJoints, w.jointList, listed, "the joint list") == w.jointCount, "the joint count");
+  for (int32_t j = 0; j < kMaxJoints; ++j) require(listed[j] == w.joints[j].inUse, "the joint list");
+  walk_edges(w, w.joints, kMaxJoints, [](const Body& b) { return b.jointList; }, "a body's joint edges");
 }
 
 void check_contacts(const World& w) {
@@ -130,35 +132,10 @@ void check_contacts(const World& w) {
     require(k.next == kNull || in(k.next, used), "a contact's list link");
   }
   bool listed[kMaxContacts] = {};
-  int32_t n = 0, prev = kNull;
-  require(w.contactList == kNull || in(w.contactList, used), "the contact list's head");
-  for (int32_t c = w.contactList; c != kNull; c = w.contacts[c].next) {
-    require(w.contacts[c].inUse && !listed[c], "the contact list");
-    require(w.contacts[c].prev == prev, "the contact list's back links");
-    listed[c] = true;
-    prev = c;
-    ++n;
-  }
+  const int32_t n = walk_list(w.contacts, used, w.contactList, listed, "the contact list");
   require(w.contactCount >= n, "the contact count");  // contacts ever made, as the original counts them
-  bool edge_seen[2 * kMaxContacts] = {};
-  for (int32_t b = 0; b < kMaxBodies; ++b) {
-    if (!w.bodies[b].inUse) continue;
-    int32_t p = kNull;
-    for (int32_t e = w.bodies[b].contactList; e != kNull;) {
-      require(in(e, 2 * used) && !edge_seen[e], "a body's contact edges");
-      const Contact& k = w.contacts[e >> 1];
-      require(k.inUse && (e & 1 ? k.bodyB : k.bodyA) == b, "a body's contact edges");
-      const Edge& edge = e & 1 ? k.nodeB : k.nodeA;
-      require(edge.prev == p, "a body's contact edges' back links");
-      edge_seen[e] = true;
-      p = e;
-      e = edge.next;
-    }
-  }
-  for (int32_t c = 0; c < used; ++c) {
-    require(listed[c] == w.contacts[c].inUse, "the contact list");
-    if (w.contacts[c].inUse) require(edge_seen[2 * c] && edge_seen[2 * c + 1], "a contact's edges");
-  }
+  for (int32_t c = 0; c < used; ++c) require(listed[c] == w.contacts[c].inUse, "the contact list");
+  walk_edges(w, w.contacts, used, [](const Body& b) { return b.contactList; }, "a body's contact edges");
 }
 
 // The broad phase's tree: a proper binary tree from its root, each leaf a fixture's proxy,

@@ -2,6 +2,7 @@
 // The facts shared by the simulator, the Python harness and the page adapter.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace qwop {
@@ -48,5 +49,27 @@ constexpr int kUpdatesPerSecond = 30;
 constexpr double kUnitsPerMetre = 10.0;
 constexpr double kFinishM = 100.0;
 constexpr double kHurdleM = 50.0;
+
+// Reward terms in order (a step's terms, info['reward_terms']); each term's value is
+// computed in env_features.cpp and documented in sim_env/rewards.py.
+enum RewardTerm : int32_t {
+  kTermProgress, kTermTime, kTermFinish, kTermFall, kTermLowTorso, kTermVertical, kTermKnee,
+};
+constexpr int kNumRewardTerms = 7;
+inline constexpr const char* kRewardTermNames[kNumRewardTerms] = {
+    "progress", "time", "finish", "fall", "low_torso", "vertical", "knee",
+};
+// The default reward profile's weights (progress).
+inline constexpr std::array<double, kNumRewardTerms> kDefaultRewardWeights = {
+    1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+};
+// The terms' constants (low_torso_m -> kLowTorsoM).
+constexpr double kLowTorsoM = 0.8;
+constexpr double kKneeBendRad = 1.2;
+constexpr double kFinishBonusTimeS = 120.0;
+
+// Observation scales: positions and velocities are divided by these.
+constexpr double kObsPositionScale = 10.0;
+constexpr double kObsVelocityScale = 10.0;
 
 }  // namespace qwop
