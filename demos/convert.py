@@ -106,14 +106,12 @@ def _episode_steps(demo: Demo, k: int, config: EnvConfig):
 def load(
     paths: str | Path | list[str | Path],
     action_set: str = "distinct",
-    frame_skip: int = 1,
-    frame_stack: int = 1,
+    frame_skip: int = EnvConfig.frame_skip,
+    frame_stack: int = EnvConfig.frame_stack,
     reward: str = "progress",
     include_partial: bool = True,
 ) -> DemoDataset:
     """Transitions from one or more demo files (see the module docstring)."""
-    if frame_skip < 1 or frame_stack < 1:
-        raise ValueError("frame_skip and frame_stack must be >= 1")
     files = demo_files(paths)
     config = EnvConfig(action_set=action_set, frame_skip=frame_skip, frame_stack=frame_stack, reward=reward)
     parts = []

@@ -12,6 +12,15 @@ from sim_env import _core
 from sim_env.actions import action_masks, check_masks
 from sim_env.errors import UserInputError
 from sim_env.rewards import REWARD_TERMS, profile_weights
+from sim_env.spec import SPEC
+
+# The options that reach the engine (frame_skip, time_limit, frame_stack): their defaults,
+# least values and help are declared once, in spec.json, with the C++ side's (spec.h).
+_EPISODE: dict[str, dict[str, Any]] = SPEC["episode_options"]
+
+
+def _help(name: str) -> dict[str, str]:
+    return {"help": _EPISODE[name]["help"]}
 
 
 @dataclass(frozen=True)
@@ -49,14 +58,14 @@ class EnvConfig:
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     action_set: str = field(default="distinct", metadata={"help": "full | distinct | article"})
-    frame_skip: int = field(default=1, metadata={"help": "game updates per action (30 updates = 1 s)"})
+    frame_skip: int = field(default=_EPISODE["frame_skip"]["default"], metadata=_help("frame_skip"))
     reward: str = field(default="progress", metadata={"help": "progress | speed | shaped"})
     reward_weights: dict[str, float] = field(
         default_factory=dict,
         metadata={"help": "per-term weight overrides, e.g. { time = -0.02 } (terms: sim_env.rewards.REWARD_TERMS)"},
     )
-    time_limit: float = field(default=120.0, metadata={"help": "game seconds per episode"})
-    frame_stack: int = field(default=1, metadata={"help": "observations per step, oldest first"})
+    time_limit: float = field(default=_EPISODE["time_limit"]["default"], metadata=_help("time_limit"))
+    frame_stack: int = field(default=_EPISODE["frame_stack"]["default"], metadata=_help("frame_stack"))
     start_noise_updates: int = field(default=0, metadata={"help": "random-key updates (0..N) at each episode start"})
     start_runs: list[str] = field(
         default_factory=list,
@@ -73,9 +82,9 @@ class EnvConfig:
     def __post_init__(self) -> None:
         action_masks(self.action_set)
         for name in ("frame_skip", "frame_stack"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            value, least = getattr(self, name), _EPISODE[name]["min"]
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+                raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
             object.__setattr__(self, name, int(value))  # an np.integer is kept as an int
         if isinstance(self.time_limit, bool) or not isinstance(self.time_limit, int | float) or not (
             0 < self.time_limit < float("inf")

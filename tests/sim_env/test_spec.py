@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import sim_env
 from sim_env import spec
@@ -72,3 +73,24 @@ def test_no_copies_of_the_shared_numbers() -> None:
     for py in ("browser_env/game.py", "demos/record.py", "demos/format.py", "browser_env/env.py"):
         text = (ROOT / py).read_text()
         assert "CLICK_EVENT = 32" not in text and "HEADER = 6" not in text and "/ 10.0" not in text, py
+
+
+def test_the_episode_options_are_declared_once() -> None:
+    """frame_skip, time_limit and frame_stack: one declaration in spec.json (default, least
+    value, help), read by the Python options and generated into the C++ defaults."""
+    import re
+
+    from sim_env.env_config import EnvConfig
+
+    opts = spec.SPEC["episode_options"]
+    cfg = EnvConfig()
+    for name, decl in opts.items():
+        assert getattr(cfg, name) == decl["default"], name
+        signature = sim_env.BatchSim.__init__.__doc__
+        shown = re.search(rf"{name}: [^=]*= ([0-9.]+)", signature)
+        assert shown is not None and float(shown.group(1)) == float(decl["default"]), (name, signature)
+    assert sim_env.BatchSim(1).max_updates == round(opts["time_limit"]["default"] * spec.UPDATES_PER_SECOND)
+    with pytest.raises(ValueError, match=f"frame_skip must be an int >= {opts['frame_skip']['min']}"):
+        EnvConfig(frame_skip=opts["frame_skip"]["min"] - 1)
+    with pytest.raises(ValueError, match=f"frame_skip must be at least {opts['frame_skip']['min']}"):
+        sim_env.BatchSim(1, frame_skip=opts["frame_skip"]["min"] - 1)

@@ -73,8 +73,8 @@ void bind_batch(py::module_& m) {
                                                      episode_options(frame_skip, time_limit, frame_stack, weights),
                                                      parse_sincos(sincos), lockstep);
            }),
-           py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0,
-           py::arg("frame_stack") = 1, py::arg("weights") = py::none(), py::arg("sincos") = "fma",
+           py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("frame_skip") = qwop::kDefaultFrameSkip, py::arg("time_limit") = qwop::kDefaultTimeLimitS,
+           py::arg("frame_stack") = qwop::kDefaultFrameStack, py::arg("weights") = py::none(), py::arg("sincos") = "fma",
            py::arg("lockstep") = true,
            "weights: one per reward term (default: progress only); the reward buffer is their weighted sum. "
            "sincos: 'fma' (the reference traces') or 'generic' (glibc without FMA). "
@@ -165,7 +165,7 @@ void bind_env(py::module_& m) {
       .def(py::init([](int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights) {
              return qwop::Episode(episode_options(frame_skip, time_limit, frame_stack, weights));
            }),
-           py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0, py::arg("frame_stack") = 1,
+           py::arg("frame_skip") = qwop::kDefaultFrameSkip, py::arg("time_limit") = qwop::kDefaultTimeLimitS, py::arg("frame_stack") = qwop::kDefaultFrameStack,
            py::arg("weights") = py::none())
       .def("begin", [](qwop::Episode& e, Doubles state, int updates) { e.begin(check_state(state, "state"), updates); },
            py::arg("state"), py::arg("updates") = 0, "Start at `state` (12, 6), `updates` into the episode.")
@@ -191,7 +191,7 @@ void bind_env(py::module_& m) {
              return std::make_unique<PyEnv>(episode_options(frame_skip, time_limit, frame_stack, weights),
                                             parse_sincos(sincos));
            }),
-           py::arg("frame_skip") = 1, py::arg("time_limit") = 120.0, py::arg("frame_stack") = 1,
+           py::arg("frame_skip") = qwop::kDefaultFrameSkip, py::arg("time_limit") = qwop::kDefaultTimeLimitS, py::arg("frame_stack") = qwop::kDefaultFrameStack,
            py::arg("weights") = py::none(), py::arg("sincos") = "fma")
       .def("reset", [](PyEnv& e) { e.env->reset(); })
       .def("advance", [](PyEnv& e, py::handle keys_obj) {

@@ -17,9 +17,13 @@ int max_updates_for(double time_limit_s) {
 }
 
 void check_options(const EpisodeOptions& o) {
-  if (o.frame_skip < 1) throw std::invalid_argument("frame_skip must be at least 1");
+  if (o.frame_skip < kMinFrameSkip) {
+    throw std::invalid_argument("frame_skip must be at least " + std::to_string(kMinFrameSkip));
+  }
   if (o.max_updates < 1) throw std::invalid_argument("the time limit must allow at least one update");
-  if (o.frame_stack < 1) throw std::invalid_argument("frame_stack must be at least 1");
+  if (o.frame_stack < kMinFrameStack) {
+    throw std::invalid_argument("frame_stack must be at least " + std::to_string(kMinFrameStack));
+  }
 }
 
 Episode::Episode(const EpisodeOptions& options) : opt_(options) {

@@ -19,10 +19,10 @@ namespace qwop {
 int max_updates_for(double time_limit_s);
 
 struct EpisodeOptions {
-  int frame_skip = 1;     // updates per step
-  int max_updates = 3600; // truncation: updates per episode (max_updates_for(time_limit_s))
-  double time_limit_s = 120.0;  // the time limit it was made from (game seconds), for reporting
-  int frame_stack = 1;    // observations per step, oldest first
+  int frame_skip = kDefaultFrameSkip;  // updates per step (defaults and least values: spec.h, from spec.json)
+  int max_updates = max_updates_for(kDefaultTimeLimitS);  // truncation: updates per episode, from time_limit_s
+  double time_limit_s = kDefaultTimeLimitS;  // the time limit it was made from (game seconds)
+  int frame_stack = kDefaultFrameStack;  // observations per step, oldest first
   // reward = terms . weights; the default profile's (spec.h)
   std::array<double, kNumRewardTerms> weights = kDefaultRewardWeights;
 };

@@ -68,6 +68,14 @@ constexpr double kLowTorsoM = 0.8;
 constexpr double kKneeBendRad = 1.2;
 constexpr double kFinishBonusTimeS = 120.0;
 
+// The episode options that reach the engine: their defaults and least values (the Python
+// side's EnvConfig reads the same declarations).
+constexpr int kDefaultFrameSkip = 1;
+constexpr int kMinFrameSkip = 1;
+constexpr double kDefaultTimeLimitS = 120.0;
+constexpr int kDefaultFrameStack = 1;
+constexpr int kMinFrameStack = 1;
+
 // Observation scales: positions and velocities are divided by these.
 constexpr double kObsPositionScale = 10.0;
 constexpr double kObsVelocityScale = 10.0;
