@@ -26,7 +26,7 @@ CHECKED_TYPES = {
 }
 
 
-BENCHMARKS = ("browser", "learning", "search", "sim")
+BENCHMARKS = ("browser", "learning", "realtime", "search", "sim")
 
 
 def _commands() -> dict[str, argparse.ArgumentParser]:

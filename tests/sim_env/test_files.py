@@ -91,3 +91,19 @@ def test_sigkill_mid_save_leaves_the_old_file_or_none(tmp_path: Path, kind: str)
         assert names == ["final.zip"] and path.read_bytes() == b"old model"
     else:
         assert names == [], names  # nothing under the output's name; the hidden .part is all that is left
+
+
+def test_an_output_whose_name_is_taken_gets_the_next_number(tmp_path: Path) -> None:
+    """The rule for every output a user names (GIFs, videos, traces, demos): never overwritten."""
+    import numpy as np
+
+    from sim_env.files import write_new
+    from sim_env.render import save_gif
+
+    frames = [np.zeros((8, 8, 3), dtype=np.uint8), np.full((8, 8, 3), 255, dtype=np.uint8)]
+    first = save_gif(frames, str(tmp_path / "best.gif"))
+    before = first.read_bytes()
+    second = save_gif(frames[::-1], str(tmp_path / "best.gif"))
+    assert (first.name, second.name) == ("best.gif", "best-1.gif") and first.read_bytes() == before
+    assert write_new(tmp_path / "m.qwop.json", lambda f: f.write(b"{}")).name == "m.qwop.json"
+    assert write_new(tmp_path / "m.qwop.json", lambda f: f.write(b"{}")).name == "m-1.qwop.json"
