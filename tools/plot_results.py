@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for draw in (learning, search, splits, realtime):
-        print(f"wrote {draw(out)}")
+        print(f"wrote {draw(out)}")  # every plot's data is in the repository (docs/data/, agents/records/)
     return 0
 
 

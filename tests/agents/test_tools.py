@@ -79,6 +79,6 @@ def test_bench_smoke() -> None:
 
 def test_results_plots_are_drawn_from_the_data(tmp_path: Path) -> None:
     out = _run(str(REPO / "tools" / "plot_results.py"), "--out", str(tmp_path))
-    for name in ("learning.png", "search.png", "splits.png"):
+    for name in ("learning.png", "search.png", "splits.png", "realtime.png"):
         png = tmp_path / name
         assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and name in out
