@@ -15,13 +15,14 @@ import gymnasium as gym
 
 _LAZY = {
     "QwopBrowserEnv": "browser_env.env",
-    "register": "browser_env.env",
     "BrowserGame": "browser_env.game",
     "GameLoadError": "browser_env.game",
     "GameFolderError": "browser_env.server",
     "GameServer": "browser_env.server",
 }
 
+# Registered here, by name, so that gymnasium.make("QwopBrowser-v0") works without importing the
+# env's module (and the browser extra) first.
 if "QwopBrowser-v0" not in gym.registry:
     gym.register(id="QwopBrowser-v0", entry_point="browser_env.env:QwopBrowserEnv")
 

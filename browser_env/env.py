@@ -270,9 +270,4 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         self.game.close()
 
 
-def register() -> None:
-    if "QwopBrowser-v0" not in gym.registry:
-        gym.register(id="QwopBrowser-v0", entry_point="browser_env.env:QwopBrowserEnv")
-
-
-__all__ = ["HEADER", "QwopBrowserEnv", "register"]
+__all__ = ["HEADER", "QwopBrowserEnv"]
