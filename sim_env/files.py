@@ -46,9 +46,10 @@ def _umask() -> int:
 @contextmanager
 def _temp_beside(path: str | Path) -> Iterator[Path]:
     """An empty temporary file in ``path``'s folder (same file system, so it can be renamed onto
-    ``path``), with an ordinary file's permissions; removed at the end unless it was renamed."""
+    ``path``; hidden, with ``path``'s suffix for writers that go by it), with an ordinary file's
+    permissions; removed at the end unless it was renamed."""
     path = Path(path)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".part{path.suffix}")
     os.close(fd)
     os.chmod(name, 0o666 & ~_umask())  # mkstemp makes 0600
     try:
@@ -58,16 +59,26 @@ def _temp_beside(path: str | Path) -> Iterator[Path]:
             os.unlink(name)
 
 
+def _fill(tmp: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Writes ``tmp`` through ``write(binary file)``."""
+    with open(tmp, "wb") as f:
+        write(f)
+
+
+def _sync(tmp: Path) -> None:
+    """Flushes ``tmp`` to disk, so that the name it takes never shows a file still in the cache."""
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+
+
 def write_whole(path: str | Path, write: Callable[[BinaryIO], object], *, keep_existing: bool = False) -> Path:
     """Writes ``path`` through ``write(binary file)``, replacing any file of that name at once;
     with ``keep_existing``, raises FileExistsError instead if the name is taken (also if it was
     taken while writing)."""
     path = Path(path)
     with _temp_beside(path) as tmp:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
+        _fill(tmp, write)
+        _sync(tmp)
         if keep_existing:
             os.link(tmp, path)  # unlike a rename, fails if the name exists
         else:
@@ -88,38 +99,24 @@ def numbered(path: str | Path, n: int) -> Path:
 def write_new(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
     """Writes whole under ``path`` or, if that name is taken (also while writing), the first free
     numbered name beside it; returns the path written."""
-    for n in range(100_000):
-        candidate = numbered(path, n)
-        if candidate.exists():
-            continue
-        try:
-            return write_whole(candidate, write, keep_existing=True)
-        except FileExistsError:
-            continue  # taken meanwhile
-    raise FileExistsError(f"no free file name next to {path}")
+    return write_new_from_path(path, lambda tmp: _fill(tmp, write))
 
 
 def write_new_from_path(path: str | Path, produce: Callable[[Path], object]) -> Path:
     """:func:`write_new` for a writer that takes a file name (ffmpeg): ``produce`` writes a
-    temporary file of the same suffix beside ``path``, which then takes the first free name."""
+    temporary file of ``path``'s suffix beside it, which then takes the first free name (a hard
+    link fails where the name is taken, so no file is replaced)."""
     path = Path(path)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=f".part{path.suffix}")
-    os.close(fd)
-    tmp = Path(name)
-    try:
+    with _temp_beside(path) as tmp:
         produce(tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
+        _sync(tmp)
         for n in range(100_000):
             try:
                 os.link(tmp, numbered(path, n))
-                os.chmod(numbered(path, n), 0o666 & ~_umask())
                 return numbered(path, n)
             except FileExistsError:
                 continue
-        raise FileExistsError(f"no free file name next to {path}")
-    finally:
-        tmp.unlink(missing_ok=True)
+    raise FileExistsError(f"no free file name next to {path}")
 
 
 def check_writable(folder: str | Path, what: str) -> None:
