@@ -14,6 +14,7 @@ before the work starts (:func:`check_writable`).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,7 +22,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from sim_env.errors import UserInputError
 
@@ -84,6 +85,16 @@ def write_whole(path: str | Path, write: Callable[[BinaryIO], object], *, keep_e
         else:
             os.replace(tmp, path)
     return path
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """A text file (UTF-8), written whole."""
+    return write_whole(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def write_json(path: str | Path, data: Any, **dumps: Any) -> Path:
+    """A JSON file (indented by 2 unless ``dumps`` says otherwise), written whole."""
+    return write_text(path, json.dumps(data, **{"indent": 2, **dumps}))
 
 
 def numbered(path: str | Path, n: int) -> Path:
@@ -158,7 +169,9 @@ __all__ = [
     "check_writable",
     "copy_whole",
     "numbered",
+    "write_json",
     "write_new",
     "write_new_from_path",
+    "write_text",
     "write_whole",
 ]

@@ -28,7 +28,7 @@ from agents.training.evaluate import evaluate_sim, evaluate_start_run, format_re
 from agents.training.model_files import save_model
 from agents.training.train import train
 from agents.usage import OneLineParser, minutes_float
-from sim_env.files import write_whole
+from sim_env.files import write_json
 
 
 class Marks(BaseCallback):
@@ -68,7 +68,7 @@ class Marks(BaseCallback):
                 **_kept_so_far(self.out / "run" / "best" / "best.json"),
             }
             self.rows.append(row)
-            write_whole(self.out / "learning.json", lambda f: f.write(json.dumps(self.rows, indent=2).encode()))
+            write_json(self.out / "learning.json", self.rows)
             self.log(f"after {m:g} min ({self.num_timesteps - self.steps0:,} steps): {format_report(report)}")
         return bool(self.marks)
 

@@ -27,7 +27,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.training.best_model import process_cpu_s, training_cpu_s
 from agents.training.config import TrainConfig
 from agents.training.train import train
-from sim_env.files import write_whole
+from sim_env.files import write_json
 
 _CHECK_S = 5.0  # how often the kept models are read back between marks
 
@@ -172,7 +172,7 @@ def run(cfg: TrainConfig, minutes: list[float], out: Path, log: Any = print) -> 
         pass
     marks._check_record()
     result = {"rows": marks.rows, "record": marks.record, "target_s": target, "marks": minutes}
-    write_whole(out / "time_to_record.json", lambda f: f.write(json.dumps(result, indent=2).encode()))
+    write_json(out / "time_to_record.json", result)
     log(format_table(marks.rows, marks.record, target))
     return result
 

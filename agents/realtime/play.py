@@ -32,7 +32,7 @@ from browser_env.errors import browser_failures, browser_stopped
 from browser_env.predicted import PredictedPlay
 from browser_env.priority import RealtimePriority
 from sim_env.errors import UserInputError
-from sim_env.files import check_out_folders, check_writable, write_whole
+from sim_env.files import check_out_folders, check_writable, write_text
 
 SETTLE_S = 1.0  # seconds on the intro screen before the click, in a real page
 
@@ -293,7 +293,7 @@ def _play_episodes(
     best = episodes[int(r["best_index"])]
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        write_whole(out_dir / "report.json", lambda f: f.write((json.dumps(r, indent=1) + "\n").encode()))
+        write_text(out_dir / "report.json", json.dumps(r, indent=1) + "\n")
         print(f"every episode's trace and report.json are in {out_dir}/")
     write_trace_and_gif(
         best.records,

@@ -23,7 +23,7 @@ import numpy as np
 from agents.search.planner import GuidedSearch, LocalExpander
 from agents.search.state import PlannerConfig, guided_config, new_state, with_settings
 from sim_env.errors import UserInputError
-from sim_env.files import write_whole
+from sim_env.files import write_json, write_whole
 from sim_env.observation import observe
 
 
@@ -78,7 +78,7 @@ def tune(
     import torch
 
     from agents.methods.imitation import pretrain_bc
-    from agents.training.model_files import load_model, model_sidecar, write_json
+    from agents.training.model_files import load_model, model_sidecar
     from demos.convert import DemoDataset
 
     torch.set_num_threads(1)  # the same sums on any machine

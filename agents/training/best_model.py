@@ -26,7 +26,6 @@ per model looked at more closely: start run and noisy evaluation).
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import resource
 import time
@@ -38,7 +37,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.training.config import TrainConfig
 from agents.training.evaluate import evaluate_policy_sim, evaluate_start_run
 from agents.training.model_files import model_sidecar, save_model
-from sim_env.files import copy_whole, write_whole
+from sim_env.files import copy_whole, write_json
 
 
 def process_cpu_s() -> float:
@@ -146,7 +145,7 @@ class ModelJudge:
             row["model"] = str(path)
         row["judged_clock"] = time.time()
         self.rows.append(row)
-        write_whole(self.folder / "best.json", lambda f: f.write(json.dumps(self.rows, indent=2).encode()))
+        write_json(self.folder / "best.json", self.rows)
         return row
 
 

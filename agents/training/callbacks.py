@@ -12,9 +12,8 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 
 from agents.training.config import TrainConfig
-from agents.training.model_files import write_sidecar
+from agents.training.model_files import save_model
 from agents.training.safe_loading import save_buffer
-from sim_env.files import write_whole
 from sim_env.interrupts import StopRequest
 
 
@@ -134,9 +133,7 @@ class SidecarCheckpoint(CheckpointCallback):
     def _on_step(self) -> bool:
         if self.n_calls % self.save_freq != 0:
             return True
-        path = Path(self._checkpoint_path(extension="zip"))
-        write_whole(path, self.model.save)
-        write_sidecar(path, self.cfg, self.num_timesteps)
+        save_model(self.model, Path(self._checkpoint_path(extension="zip")), self.cfg)
         if self.save_replay_buffer and getattr(self.model, "replay_buffer", None) is not None:
             buffer = Path(self._checkpoint_path("replay_buffer_", extension="npz"))
             save_buffer(self.model.replay_buffer, buffer)

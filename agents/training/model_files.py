@@ -14,7 +14,7 @@ from agents.training.algorithms import algo_class
 from agents.training.config import TrainConfig, from_dict
 from agents.training.safe_loading import custom_objects
 from sim_env.errors import UserInputError, one_line
-from sim_env.files import write_whole
+from sim_env.files import write_json, write_whole
 
 
 def model_sidecar(path: Path) -> Path:
@@ -25,11 +25,6 @@ def write_sidecar(path: Path, cfg: TrainConfig, num_timesteps: int) -> None:
     """The env options a model needs at evaluation, beside its .zip."""
     side = {"algo": cfg.algo.name, "env": cfg.env_options(), "num_timesteps": int(num_timesteps)}
     write_json(model_sidecar(path), side)
-
-
-def write_json(path: Path, data: Any) -> Path:
-    """A JSON file, written whole."""
-    return write_whole(path, lambda f: f.write(json.dumps(data, indent=2).encode()))
 
 
 def save_model(model: Any, path: Path, cfg: TrainConfig) -> Path:

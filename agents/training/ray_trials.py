@@ -32,9 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.training.config import TrainConfig, from_dict, parse_override
-from agents.training.model_files import write_json
 from sim_env.errors import UserInputError, one_line
-from sim_env.files import write_whole
+from sim_env.files import write_json, write_text, write_whole
 
 _STOP_WAIT_S = 180.0  # how long stopped trials get to save their models
 
@@ -235,7 +234,7 @@ def _finish(rows: list[dict[str, Any]], group: Path, log: Any) -> dict[str, Any]
     if best is not None:
         path = group / "best.zip"
         write_whole(path, lambda f: f.write(best["model_bytes"]))
-        write_whole(model_sidecar(path), lambda f: f.write(best["sidecar"].encode()))
+        write_text(model_sidecar(path), best["sidecar"])
         log(f"best of {len(rows)} trials: {best['trial']} ({best['model']}), copied to {path}")
     public = [{k: v for k, v in r.items() if k != "model_bytes"} for r in rows]
     result = {"trials": public, "best": None if best is None else best["trial"], "folder": str(group)}

@@ -10,7 +10,6 @@ continues a run from a checkpoint.
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from dataclasses import fields, replace
@@ -32,11 +31,11 @@ from agents.training.callbacks import (
     TrainingProgress,
 )
 from agents.training.config import TrainConfig, to_toml
-from agents.training.model_files import save_model, write_json
+from agents.training.model_files import save_model
 from agents.training.safe_loading import custom_objects, load_buffer, save_buffer
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
-from sim_env.files import write_whole
+from sim_env.files import write_json, write_text
 from sim_env.interrupts import StopRequest
 
 
@@ -139,7 +138,7 @@ def _train_in(
         cfg = replace(cfg, env=EnvConfig(**{k: v for k, v in info["env"].items() if k in known}))
         log(f"distilling {cfg.distill.teacher} ({info['algo']}); the student takes its env options")
 
-    write_whole(run_dir / "config.toml", lambda f: f.write(to_toml(cfg).encode()))
+    write_text(run_dir / "config.toml", to_toml(cfg))
     env = make_env(cfg)
     tb = str(run_dir / "tb")
     if resume:
@@ -277,7 +276,7 @@ def _train_in(
         "distill": distilled,
         "eval": report,
     }
-    write_whole(run_dir / "eval.json", lambda f: f.write(json.dumps(summary, indent=2, default=float).encode()))
+    write_json(run_dir / "eval.json", summary, default=float)
     env.close()
     return summary
 
