@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from typing import Any
 from agents.exits import user_errors_in_one_line
 from agents.usage import OneLineParser, positive_int
 from sim_env.errors import UserInputError
+from sim_env.files import check_out_folders, write_text
 
 BUSY_LOOP = "while True: pass"
 
@@ -71,12 +73,25 @@ def row(name: str, r: dict[str, Any]) -> str:
     return f"| {name} | {finished} of {len(r['finished'])} | {best} | {median} | {on_time} |"
 
 
+def append_rows(path: Path, reports: dict[str, dict[str, Any]]) -> Path:
+    """One row per run appended to the CSV ``path`` (made with its header if new), the file
+    written whole (sim_env.files)."""
+    old = path.read_text() if path.exists() else "date,condition,run,time_s,finished,on_time_share\n"
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    for c, r in reports.items():
+        for i, (t, fin) in enumerate(zip(r["times_s"], r["finished"], strict=True)):
+            w.writerow([time.strftime("%Y-%m-%d"), c, i, f"{t:.2f}", int(bool(fin)), r["on_time_share"]])
+    return write_text(path, old + out.getvalue())
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     runs = 1 if args.quick else args.runs
     conditions = ["idle", "busy"] if args.busy or args.quick else ["idle"]
 
     def body() -> int:
+        check_out_folders(args.csv)  # before the runs, not after them
         with tempfile.TemporaryDirectory(prefix="qwop-realtime-") as tmp:
             reports = {c: condition(c, runs, Path(tmp), args.model, args.game, args.quick) for c in conditions}
         print("| machine | finished | best | median (a fall as slowest) | decisions on time |")
@@ -84,16 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         for c, r in reports.items():
             print(row("idle" if c == "idle" else "one core kept busy by another process", r))
         if args.csv:
-            path = Path(args.csv)
-            new = not path.exists()
-            with open(path, "a", newline="") as f:
-                w = csv.writer(f)
-                if new:
-                    w.writerow(["date", "condition", "run", "time_s", "finished", "on_time_share"])
-                for c, r in reports.items():
-                    for i, (t, fin) in enumerate(zip(r["times_s"], r["finished"], strict=True)):
-                        w.writerow([time.strftime("%Y-%m-%d"), c, i, f"{t:.2f}", int(bool(fin)), r["on_time_share"]])
-            print(f"rows appended to {path}")
+            print(f"rows appended to {append_rows(Path(args.csv), reports)}")
         return 0
 
     return user_errors_in_one_line(body)

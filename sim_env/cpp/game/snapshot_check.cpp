@@ -2,6 +2,7 @@
 // fault, so a refused snapshot says where it was damaged.
 #include "snapshot_check.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -46,7 +47,7 @@ int32_t walk_list(const Slots& at, int32_t slots, int32_t head, bool* seen, cons
 // ways; every owner in use among the first `owners` has both.
 template <class Owners, class Head>
 void walk_edges(const World& w, const Owners& at, int32_t owners, Head head, const char* what) {
-  bool seen[2 * kMaxContacts > 2 * kMaxJoints ? 2 * kMaxContacts : 2 * kMaxJoints] = {};
+  bool seen[2 * std::max(kMaxContacts, kMaxJoints)] = {};
   for (int32_t b = 0; b < kMaxBodies; ++b) {
     if (!w.bodies[b].inUse) continue;
     int32_t p = kNull;
