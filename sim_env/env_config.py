@@ -86,10 +86,9 @@ class EnvConfig:
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
                 raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
             object.__setattr__(self, name, int(value))  # an np.integer is kept as an int
-        if isinstance(self.time_limit, bool) or not isinstance(self.time_limit, int | float) or not (
-            0 < self.time_limit < float("inf")
-        ):
-            raise ValueError(f"time_limit must be a positive finite number of game seconds, got {self.time_limit!r}")
+        limit, least = self.time_limit, _EPISODE["time_limit"]["min"]  # excluded: a limit of 0 s runs nothing
+        if isinstance(limit, bool) or not isinstance(limit, int | float) or not (least < limit < float("inf")):
+            raise ValueError(f"time_limit must be a finite number of game seconds above {least}, got {limit!r}")
         if isinstance(self.start_noise_updates, bool) or not isinstance(self.start_noise_updates, int) or (
             self.start_noise_updates < 0
         ):
