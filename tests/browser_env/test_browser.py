@@ -186,9 +186,14 @@ def test_realtime_runs_one_update_per_thirtieth_of_the_page_clock(standin: Path)
             rows.append(g.drain())
         rec = np.concatenate(rows)
     np.testing.assert_array_equal(np.diff(rec[:, 0]), 1)  # none dropped, none duplicated
-    # The page's own clock, not the test's: as many updates as thirtieths of a second passed on it.
-    span = (rec[-1, REC_WALL_MS] - rec[0, REC_WALL_MS]) / 1000.0
-    assert abs((len(rec) - 1) - span * UPDATES_PER_SECOND) <= 2, (len(rec), span)
+    # The page's own clock, not the test's: update i is due a thirtieth of a second after i - 1.
+    # A frame that comes late runs its updates late, in a burst, so single stamps jitter by a
+    # frame or more on a busy machine; the earliest stamp of a window (some frame on time)
+    # does not. Between the first and the last half second the pace may drift by 2 updates.
+    lag_ms = rec[:, REC_WALL_MS] - np.arange(len(rec)) * 1000.0 / UPDATES_PER_SECOND
+    window = UPDATES_PER_SECOND // 2
+    drift = (lag_ms[-window:].min() - lag_ms[:window].min()) * UPDATES_PER_SECOND / 1000.0
+    assert abs(drift) <= 2, (len(rec), drift)
 
 
 def test_browser_env_checker_and_spaces(standin: Path) -> None:
