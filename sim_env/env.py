@@ -31,10 +31,17 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": UPDATES_PER_SECOND}
 
-    def __init__(self, render_mode: str | None = None, start_keys: Sequence[Any] | None = None, **options: Any) -> None:
-        """``options``: :class:`~sim_env.env_config.EnvConfig`'s. ``start_keys``: runs' key masks
-        (one per update from the click to begin) that episodes may start inside."""
-        self.config = EnvConfig(**options)
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        start_keys: Sequence[Any] | None = None,
+        config: EnvConfig | None = None,
+        **options: Any,
+    ) -> None:
+        """``config``, or ``options`` as its keywords: :class:`~sim_env.env_config.EnvConfig`.
+        ``start_keys``: runs' key masks (one per update from the click to begin) that episodes
+        may start inside."""
+        self.config = EnvConfig.given(config, options)
         self._start_runs = self.config.start_keys(start_keys)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -43,7 +50,7 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
         self.action_space = spaces.Discrete(len(self._masks))
         size = OBS_SIZE * self.config.frame_stack
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
-        self._env = _core.Env(**self.config.episode_args(), sincos=self.config.sincos)
+        self._env = _core.Env(self.config.episode, sincos=self.config.sincos)
         self._keys: list[int] = []
 
     @property

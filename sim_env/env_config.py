@@ -81,19 +81,13 @@ class EnvConfig:
 
     def __post_init__(self) -> None:
         action_masks(self.action_set)
-        for name in ("frame_skip", "frame_stack"):
-            value, least = getattr(self, name), _EPISODE[name]["min"]
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
-                raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
-            object.__setattr__(self, name, int(value))  # an np.integer is kept as an int
-        limit, least = self.time_limit, _EPISODE["time_limit"]["min"]  # excluded: a limit of 0 s runs nothing
-        if isinstance(limit, bool) or not isinstance(limit, int | float) or not (least < limit < float("inf")):
-            raise ValueError(f"time_limit must be a finite number of game seconds above {least}, got {limit!r}")
+        episode = self.episode  # the engine's options, checked once, in the binding
+        for name in ("frame_skip", "frame_stack", "time_limit"):
+            object.__setattr__(self, name, getattr(episode, name))  # an np.integer is kept as an int
         if isinstance(self.start_noise_updates, bool) or not isinstance(self.start_noise_updates, int) or (
             self.start_noise_updates < 0
         ):
             raise ValueError(f"start_noise_updates must be an int >= 0, got {self.start_noise_updates!r}")
-        profile_weights(self.reward, self.reward_weights)
         if isinstance(self.start_share, bool) or not isinstance(self.start_share, int | float) or not (
             0.0 <= self.start_share <= 1.0
         ):
@@ -103,6 +97,18 @@ class EnvConfig:
             raise ValueError(f"late_decision_prob must be in [0, 1], got {self.late_decision_prob!r}")
         if self.sincos not in ("fma", "generic"):
             raise ValueError(f"sincos must be 'fma' or 'generic' (see sim_env.libm), got {self.sincos!r}")
+
+    @classmethod
+    def given(cls, config: EnvConfig | None, options: dict[str, Any]) -> EnvConfig:
+        """The config an env was given: whole (``config=``, as a training run passes it), or as
+        keyword options (as ``gymnasium.make`` passes them), never both."""
+        if config is None:
+            return cls(**options)
+        if options:
+            raise TypeError(f"give config or its options ({', '.join(options)}), not both")
+        if not isinstance(config, cls):
+            raise TypeError(f"config must be an EnvConfig, got {type(config).__name__}")
+        return config
 
     @property
     def masks(self) -> np.ndarray:
@@ -152,14 +158,12 @@ class EnvConfig:
         """Updates per episode before truncation (the engine's one conversion of game time)."""
         return _core.max_updates(self.time_limit)
 
-    def episode_args(self) -> dict[str, Any]:
-        """The C++ episode's options (``sim_env._core.Env``, ``Episode``, ``BatchSim``)."""
-        return {
-            "frame_skip": self.frame_skip,
-            "time_limit": self.time_limit,
-            "frame_stack": self.frame_stack,
-            "weights": self.weights,
-        }
+    @property
+    def episode(self) -> _core.EpisodeOptions:
+        """The C++ episode's options (``sim_env._core.Env``, ``Episode``, ``BatchSim`` take them)."""
+        return _core.EpisodeOptions(
+            frame_skip=self.frame_skip, time_limit=self.time_limit, frame_stack=self.frame_stack, weights=self.weights
+        )
 
 
 def step_keys(before: list[int], mask: int, updates: int, late: int) -> list[int]:

@@ -56,7 +56,7 @@ class Stepper:
 
     def __init__(self, config: EnvConfig) -> None:
         self.config = config
-        self._episode = _core.Episode(**config.episode_args())
+        self._episode = _core.Episode(config.episode)
         self._time = 0.0
 
     def begin(self, state: np.ndarray, score_time: float, updates: int = 0) -> np.ndarray:

@@ -40,18 +40,20 @@ class QwopVecEnv(VectorEnv):
         num_threads: int | None = None,
         track_keys: bool = False,
         start_keys: Sequence[Any] | None = None,
+        config: EnvConfig | None = None,
         **options: Any,
     ) -> None:
-        """``options``: :class:`~sim_env.env_config.EnvConfig`'s. ``start_keys``: runs' key masks
-        (one per update from the click to begin) that episodes may start inside."""
+        """``config``, or ``options`` as its keywords: :class:`~sim_env.env_config.EnvConfig`.
+        ``start_keys``: runs' key masks (one per update from the click to begin) that episodes
+        may start inside."""
         if isinstance(num_envs, np.integer):
             num_envs = int(num_envs)
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-        self.config = EnvConfig(**options)
+        self.config = EnvConfig.given(config, options)
         self._start_runs = self.config.start_keys(start_keys)
         threads = num_threads if num_threads is not None else min(os.cpu_count() or 1, num_envs)
-        self._batch = sim_env.BatchSim(num_envs, threads, **self.config.episode_args(), sincos=self.config.sincos)
+        self._batch = sim_env.BatchSim(num_envs, threads, self.config.episode, sincos=self.config.sincos)
         self.num_envs = num_envs
         self._masks = self.config.masks.astype(np.int32)
         self.single_action_space = spaces.Discrete(len(self._masks))

@@ -30,6 +30,11 @@ def small_config(tmp_path: Path, *extra: str) -> Any:
     """A training configuration small enough for a test: 4 envs, 3,000 steps, 32-32 networks."""
     from agents.training.config import load_config
 
+    names = [e.split("=", 1)[1].strip('"') for e in extra if e.startswith("algo.name=")]
+    small = {  # each algorithm's own sizes (its [algo] options)
+        "ppo": ["algo.n_steps=64", "algo.batch_size=64"],
+        "a2c": ["algo.n_steps=64"],
+    }.get(names[-1] if names else "ppo", ["algo.batch_size=64", "algo.learning_starts=500"])
     return load_config(
         None,
         [
@@ -38,9 +43,7 @@ def small_config(tmp_path: Path, *extra: str) -> Any:
             "run.eval_episodes=4",
             "batch.num_envs=4",
             "run.total_timesteps=3000",
-            "algo.n_steps=64",
-            "algo.batch_size=64",
-            "algo.learning_starts=500",
+            *small,
             "policy.net_arch=[32, 32]",
             "env.time_limit=10.0",
             *extra,

@@ -113,6 +113,7 @@ def render(spec: dict) -> str:
         f"constexpr int kDefaultFrameSkip = {opts['frame_skip']['default']};",
         f"constexpr int kMinFrameSkip = {opts['frame_skip']['min']};",
         f"constexpr double kDefaultTimeLimitS = {float(opts['time_limit']['default'])!r};",
+        f"constexpr double kMinTimeLimitS = {float(opts['time_limit']['min'])!r};  // excluded: 0 s runs nothing",
         f"constexpr int kDefaultFrameStack = {opts['frame_stack']['default']};",
         f"constexpr int kMinFrameStack = {opts['frame_stack']['min']};",
         "",

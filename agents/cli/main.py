@@ -35,7 +35,7 @@ def extras_needed(args: argparse.Namespace) -> list[tuple[str, str]]:
             need.append(("train", f"{cmd} --{flag}"))
     if args.command in _BROWSER_COMMANDS or getattr(args, "browser", False):
         need.append(("browser", cmd))
-    if args.command == "play" and not args.sim:
+    if args.command == "play" and not (args.sim or args.check):
         need.append(("browser", cmd))
     if getattr(args, "ray", None):
         need.append(("scale", f"{cmd} --ray"))

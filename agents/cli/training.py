@@ -108,6 +108,12 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--out", help="a new folder for every episode's trace and report.json")
     p.add_argument("--gif", help="write a GIF of the best episode")
     p.add_argument(
+        "--check",
+        metavar="TRACE",
+        help="make every decision of a trace qwop play wrote again, offline, from its states (with the "
+        "model it names, or MODEL), and say whether each is the recorded one",
+    )
+    p.add_argument(
         "--priority",
         default="raise",
         choices=["raise", "normal"],
@@ -131,11 +137,10 @@ def _train(args: argparse.Namespace) -> int:
         sets, _ = plan(sets, 1, 0)  # the single values; lists are the grid's axes
     elif args.seeds != 1:
         raise UserInputError("--seeds runs trials on Ray: add --ray local (this machine) or --ray HOST:PORT")
+    algo = _resume_algo(args.resume, args.algo) if args.resume else args.algo
+    if algo:  # before the config is read: the [algo] options are the chosen algorithm's
+        sets.append(f'algo.name="{algo}"')
     cfg = load_config(args.config, sets)
-    if args.algo:
-        cfg.algo.name = args.algo
-    if args.resume:
-        _resume_algo(cfg, args.resume, args.algo)
     if args.minutes is not None:
         cfg.run.minutes = args.minutes
     if args.steps is not None:  # a step budget replaces any time budget of the config
@@ -184,14 +189,14 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _resume_algo(cfg: Any, resume: str, algo: str | None) -> None:
+def _resume_algo(resume: str, algo: str | None) -> str:
     """A resumed model's algorithm is the one it was trained with (from its sidecar)."""
     from agents.training.model_files import check_model_file, read_sidecar
 
     trained = read_sidecar(check_model_file(resume))["algo"]
     if algo and algo != trained:
         raise UserInputError(f"{resume} was trained with --algo {trained}, not {algo}; leave --algo out to resume it")
-    cfg.algo.name = trained
+    return str(trained)
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -249,8 +254,10 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from agents.realtime.play import main_play
+    from agents.realtime.play import main_check, main_play
 
+    if args.check:
+        return main_check(args.check, args.model)
     if args.sim and (args.game or args.show):
         raise UserInputError("--game and --show are for the browser; --sim plays in the simulator")
     return main_play(args, PRETRAINED)

@@ -25,12 +25,19 @@ from typing import Any
 
 import numpy as np
 
+from agents.realtime.decisions import DecisionLog, check_decisions
 from agents.realtime.lookahead import LookaheadController
 from agents.search.guided_rollouts import guide_from_model
 from agents.training.evaluate import _report, format_report, save_browser_recording, write_trace_and_gif
+from agents.training.model_files import check_model_file
 from browser_env.errors import browser_failures, browser_stopped
+from browser_env.game import BrowserGame
+from browser_env.pages import LivePage, LockstepPage, SimulatedPage
 from browser_env.predicted import PredictedPlay
 from browser_env.priority import RealtimePriority
+from demos.format import Demo, load_demo
+from demos.record import session_arrays
+from demos.replay import replay_sim
 from sim_env.errors import UserInputError
 from sim_env.files import check_out_folders, check_writable, write_text
 
@@ -59,6 +66,8 @@ class PlayedEpisode:
     initial_score_time: float
     cpu_s: float  # the controller's CPU time
     short_of_time: int  # decisions the plain policy made because the keys were almost due
+    decision_log: DecisionLog  # how each decision was made (agents.realtime.decisions)
+    sincos: str  # the page's sin/cos variant
 
 
 def make_page(
@@ -72,8 +81,6 @@ def make_page(
     sincos: str = "fma",
 ) -> Any:
     """The page to play: ``where`` is "browser" or "sim"; ``mode`` "realtime" or "lockstep"."""
-    from browser_env.pages import LivePage, LockstepPage, SimulatedPage
-
     if mode not in ("realtime", "lockstep"):
         raise UserInputError(f"--mode must be realtime or lockstep, got {mode!r}")
     if where == "sim":
@@ -82,8 +89,6 @@ def make_page(
         raise UserInputError(
             "--late emulates late keys in the simulator (--sim); a real page's keys land when they land"
         )
-    from browser_env.game import BrowserGame
-
     g = BrowserGame(game, backend=backend, headless=headless, mode=mode)
     return LivePage(g) if mode == "realtime" else LockstepPage(g)
 
@@ -105,6 +110,7 @@ def play_episode(
     controller.sincos = play.start.sincos
     cpu = 0.0
     short = controller.short_of_time
+    log = DecisionLog()
     try:
         while not play.done and play.sim.score_time < time_limit:
             c0 = time.process_time()
@@ -112,6 +118,7 @@ def play_episode(
             mask = controller.decide(
                 snap, page.held, None if snap is not None else play.page_state(), deadline=play.deadline()
             )
+            log.add(play.point, controller.last_depth, mask)
             cpu += time.process_time() - c0
             play.act(mask)
             if on_update is not None:
@@ -139,16 +146,14 @@ def play_episode(
         initial_score_time=float(play.start.initial_score_time),
         cpu_s=cpu,
         short_of_time=controller.short_of_time - short,
+        decision_log=log,
+        sincos=play.start.sincos,
     )
 
 
 def replays_exactly(ep: PlayedEpisode) -> bool:
     """Whether the episode's session, replayed in the simulator from its events, gives every
     recorded update (what ``qwop replay TRACE --sim`` checks)."""
-    from demos.format import Demo
-    from demos.record import session_arrays
-    from demos.replay import replay_sim
-
     arrays = session_arrays(ep.initial, ep.records, False, ep.initial_score_time)
     return replay_sim(Demo(None, arrays))[1] is None
 
@@ -202,8 +207,6 @@ def format_play_report(r: dict[str, Any]) -> str:
 
 def main_play(args: Any, default_model: Path) -> int:
     """The ``qwop play`` command (arguments as parsed by ``agents.cli``)."""
-    from agents.training.model_files import check_model_file
-
     model = str(check_model_file(args.model or default_model))
     check_out_folders(args.trace, args.gif)
     out_dir = Path(args.out) if args.out else None
@@ -312,6 +315,25 @@ def _play_episodes(
     return 0
 
 
+def main_check(trace: str, model: str | None) -> int:
+    """``qwop play --check TRACE``: 0 if every decision is made again as recorded, else 1."""
+    path = Path(trace)
+    if not path.is_file():
+        raise UserInputError(f"trace not found: {path} (qwop play --trace or --out writes one)")
+    if model is not None:
+        model = str(check_model_file(model))
+    r = check_decisions(load_demo(path), str(path), model)
+    print(f"{r['equal']} of {r['checked']} decisions made again offline are the recorded ones")
+    if r["first_difference"] is not None:
+        d = r["first_difference"]
+        print(
+            f"the first that differs: decision {d['index']} (for update {d['update']}, depth {d['depth']}): "
+            f"recorded keys {d['recorded']}, made again {d['again']}"
+        )
+        return 1
+    return 0
+
+
 def _episode_meta(e: PlayedEpisode, model: str, args: Any, label: str) -> dict[str, Any]:
     return {
         "source": f"qwop play ({label})",
@@ -321,7 +343,10 @@ def _episode_meta(e: PlayedEpisode, model: str, args: Any, label: str) -> dict[s
         "finished": e.finished,
         "time_s": e.time_s,
         "decisions_on_time": f"{e.on_time} of {e.decisions}",
+        "late_share": e.late / max(1, e.decisions),
+        "sincos": e.sincos,
+        "decisions": e.decision_log.to_meta(),
     }
 
 
-__all__ = ["PlayedEpisode", "format_play_report", "main_play", "make_page", "play_episode", "report"]
+__all__ = ["PlayedEpisode", "format_play_report", "main_check", "main_play", "make_page", "play_episode", "report"]

@@ -253,7 +253,9 @@ class ActsInProcess:
     """Mixin for an SB3 DQN-family class: actions and steps come from the actor process."""
 
     actor_sync: int = 50
+    act_before_learning: bool = False  # the actor acts with the model's weights before learning starts (a resume)
     _synced_at: int | None = None
+    _sent_rate: float | None = None
 
     def _setup_learn(self, *args: Any, **kwargs: Any) -> Any:
         feed = self.env
@@ -264,12 +266,15 @@ class ActsInProcess:
         return super()._setup_learn(*args, **kwargs)  # type: ignore[misc]
 
     def _sample_action(self, learning_starts: int, action_noise: Any = None, n_envs: int = 1) -> Any:
-        if self.num_timesteps >= learning_starts and (
-            self._synced_at is None or self._n_updates - self._synced_at >= self.actor_sync
-        ):
+        due = self._synced_at is None or self._n_updates - self._synced_at >= self.actor_sync
+        if self.act_before_learning and self.num_timesteps < learning_starts:
+            due = self._sent_rate != self.exploration_rate  # no updates yet: the weights are the loaded ones
+        elif self.num_timesteps < learning_starts:
+            due = False
+        if due:
             state = {k: v.detach().cpu().numpy().copy() for k, v in self.q_net.state_dict().items()}
             self.env.sync(state, self.exploration_rate)
-            self._synced_at = self._n_updates
+            self._synced_at, self._sent_rate = self._n_updates, self.exploration_rate
         actions = self.env.next_actions()
         return actions, actions
 
@@ -284,7 +289,7 @@ def actor_feed(cfg: Any) -> ActorFeed:
     """The learner's env for ``cfg`` (its spaces are the simulator's; the actor starts on learn)."""
     from sim_env.vec_env import QwopVecEnv
 
-    probe = QwopVecEnv(1, 1, start_keys=cfg.start_keys(), **cfg.env_options())
+    probe = QwopVecEnv(1, 1, start_keys=cfg.start_keys(), config=cfg.env)
     try:
         return ActorFeed(cfg, probe.single_observation_space, probe.single_action_space, cfg.batch.num_envs)
     finally:

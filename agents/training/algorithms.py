@@ -1,12 +1,19 @@
 """The algorithms ``qwop train`` offers: one table, read by the config, the command line,
-training and model loading."""
+training and model loading. Each algorithm's options live in its module under ``algos/``;
+adding one is its module, a row here and a test."""
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
+from agents.training.algos.a2c import A2COptions
+from agents.training.algos.base import AlgoOptions, OffPolicyOptions
+from agents.training.algos.dqn import DQNOptions
+from agents.training.algos.pddqn import PDDQNOptions
+from agents.training.algos.ppo import PPOOptions
+from agents.training.algos.qrdqn import QRDQNOptions
 from sim_env.errors import UserInputError
 
 
@@ -15,18 +22,22 @@ class Algorithm:
     name: str
     package: str  # where the class lives (stable-baselines3, sb3-contrib or this project)
     class_name: str
-    off_policy: bool  # a replay buffer: demos can be injected, checkpoints save the buffer
+    options: type[AlgoOptions]  # the [algo] section when algo.name is this one
+
+    @property
+    def off_policy(self) -> bool:
+        """A replay buffer: demos can be injected, checkpoints save the buffer."""
+        return issubclass(self.options, OffPolicyOptions)
 
 
 ALGORITHMS: dict[str, Algorithm] = {
     a.name: a
     for a in (
-        Algorithm("ppo", "stable_baselines3", "PPO", off_policy=False),
-        Algorithm("a2c", "stable_baselines3", "A2C", off_policy=False),
-        Algorithm("dqn", "stable_baselines3", "DQN", off_policy=True),
-        Algorithm("qrdqn", "sb3_contrib", "QRDQN", off_policy=True),
-        # prioritised double DQN (the seed article's final algorithm): SB3's DQN, agents/methods/pddqn.py
-        Algorithm("pddqn", "agents.methods.pddqn", "PrioritizedDoubleDQN", off_policy=True),
+        Algorithm("ppo", "stable_baselines3", "PPO", PPOOptions),
+        Algorithm("a2c", "stable_baselines3", "A2C", A2COptions),
+        Algorithm("dqn", "stable_baselines3", "DQN", DQNOptions),
+        Algorithm("qrdqn", "sb3_contrib", "QRDQN", QRDQNOptions),
+        Algorithm("pddqn", "agents.methods.pddqn", "PrioritizedDoubleDQN", PDDQNOptions),
     )
 }
 
@@ -35,6 +46,11 @@ def algorithm(name: str) -> Algorithm:
     if name not in ALGORITHMS:
         raise UserInputError(f"unknown algorithm {name!r}; choose one of {tuple(ALGORITHMS)}")
     return ALGORITHMS[name]
+
+
+def options_of(option: str) -> list[str]:
+    """The algorithms that have an ``[algo]`` option of this name."""
+    return [a.name for a in ALGORITHMS.values() if option in {f.name for f in fields(a.options)}]
 
 
 def algo_class(name: str) -> Any:

@@ -15,20 +15,23 @@ import re
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Union
 
 import numpy as np
 import tomli_w
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
-from agents.methods.rnd_decay import RND_DECAYS
-from agents.training.algorithms import algorithm
+from agents.training.algorithms import ALGORITHMS, algorithm, options_of
+from agents.training.algos.base import option
+from agents.training.algos.ppo import PPOOptions
 from sim_env import MAX_ENVS
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
 from sim_env.files import check_plain_name
 
 _STRICT: dict[str, Any] = {"extra": "forbid"}
+# The [algo] section's type: the options of the algorithm its name names.
+AnyAlgoOptions = Annotated[Union[tuple(a.options for a in ALGORITHMS.values())], Field(discriminator="name")]  # noqa: UP007
 
 
 def check_device(device: str) -> None:
@@ -45,12 +48,6 @@ def check_device(device: str) -> None:
         raise UserInputError(f"run.device={device!r}, but this machine has {count} CUDA device(s); use cpu or auto")
 
 
-def _p(default: Any, help: str = "") -> Any:
-    if isinstance(default, list | dict):
-        return field(default_factory=lambda: type(default)(default), metadata={"help": help})
-    return field(default=default, metadata={"help": help})
-
-
 def training_env() -> EnvConfig:
     """The env options training uses by default: the env's own, at 4 updates per action."""
     return EnvConfig(frame_skip=4)
@@ -61,103 +58,68 @@ class BatchSection:
     """How the training envs are stepped."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-    num_envs: int = _p(16, "envs stepped together")
-    num_threads: int = _p(1, "C++ threads stepping the batch")
-    vectorized: bool = _p(True, "true: the batched C++ engine; false: SB3 DummyVecEnv of QwopSim-v0 envs")
-    async_actor: bool = _p(
+    num_envs: int = option(16, "envs stepped together")
+    num_threads: int = option(1, "C++ threads stepping the batch")
+    vectorized: bool = option(True, "true: the batched C++ engine; false: SB3 DummyVecEnv of QwopSim-v0 envs")
+    async_actor: bool = option(
         False,
         "dqn, qrdqn, pddqn: the envs and the acting policy run in a process of their own beside the learner "
         "(same replay ratio; runs repeat in their settings, not bit for bit)",
     )
-    actor_sync: int = _p(50, "async_actor: gradient steps between refreshes of the acting policy's weights")
-
-
-@dataclass
-class AlgoSection:
-    __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-    name: str = _p("ppo", "ppo | a2c | dqn | qrdqn | pddqn (prioritised double DQN)")
-    learning_rate: float = _p(3e-4)
-    gamma: float = _p(0.99)
-    n_steps: int = _p(256, "ppo, a2c: steps per env and update (a2c uses 5 if left at 256)")
-    batch_size: int = _p(1024, "ppo minibatch; dqn/qrdqn/pddqn batch")
-    n_epochs: int = _p(5, "ppo")
-    ent_coef: float = _p(0.01, "ppo, a2c")
-    clip_range: float = _p(0.2, "ppo")
-    gae_lambda: float = _p(0.95, "ppo, a2c")
-    buffer_size: int = _p(200_000, "dqn, qrdqn, pddqn")
-    learning_starts: int = _p(5_000, "dqn, qrdqn, pddqn")
-    train_freq: int = _p(4, "dqn, qrdqn, pddqn")
-    gradient_steps: int = _p(1, "dqn, qrdqn, pddqn")
-    target_update_interval: int = _p(2_000, "dqn, qrdqn, pddqn")
-    exploration_fraction: float = _p(0.2, "dqn, qrdqn, pddqn")
-    exploration_final_eps: float = _p(0.05, "dqn, qrdqn, pddqn")
-    double_q: bool = _p(True, "pddqn: double Q-learning targets (online net picks, target net values)")
-    prioritized: bool = _p(True, "pddqn: prioritised replay (false: uniform, as dqn)")
-    per_alpha: float = _p(0.6, "pddqn: priority = (|TD error| + per_eps) ** per_alpha")
-    per_beta: float = _p(0.4, "pddqn: importance-sampling exponent at the start, annealed to 1")
-    per_eps: float = _p(1e-6, "pddqn: keeps every priority above zero")
-    demo_bonus: float = _p(1.0, "pddqn: added to demonstrations' priorities (DQfD's epsilon_d)")
-    demo_margin: float = _p(0.0, "pddqn: weight of DQfD's large-margin loss on demonstrations (0: off)")
-    margin: float = _p(0.8, "pddqn: by how much the demonstrated action's Q must lead the others")
-    reward_heads: bool = _p(
-        False, "pddqn: one Q head per reward term, acting on their sum weighted as the env's reward"
-    )
-    rnd_weight: float = _p(0.0, "> 0: random network distillation exploration bonus of this weight (any algorithm)")
-    rnd_decay: str = _p("linear", "none | linear (to 0 at rnd_decay_steps) | exponential (half-life rnd_decay_steps)")
-    rnd_decay_steps: int = _p(0, "env steps of the bonus's decay (0: run.total_timesteps)")
+    actor_sync: int = option(50, "async_actor: gradient steps between refreshes of the acting policy's weights")
 
 
 @dataclass
 class PolicySection:
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-    net_arch: list[int] = _p([256, 128], "hidden layer sizes")
-    activation: str = _p("relu", "relu | tanh")
+    net_arch: list[int] = option([256, 128], "hidden layer sizes")
+    activation: str = option("relu", "relu | tanh")
 
 
 @dataclass
 class RunSection:
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-    total_timesteps: int = _p(2_000_000)
-    minutes: float = _p(0.0, "> 0: stop after this much wall-clock time instead")
-    steps: int = _p(
+    total_timesteps: int = option(2_000_000)
+    minutes: float = option(0.0, "> 0: stop after this much wall-clock time instead")
+    steps: int = option(
         0,
         "> 0: stop after this many env steps of this run (from its start or resume); schedules: total_timesteps",
     )
-    then: str = _p(
+    then: str = option(
         "", "a config to train next, resumed from this run's kept model (best/best.zip, else final), in runs/NAME/STAGE"
     )
-    seed: int = _p(0)
-    out_dir: str = _p("runs")
-    name: str = _p("", "run folder name (default: algo and time)")
-    checkpoint_every: int = _p(100_000, "env steps between checkpoints (0 = none)")
-    eval_episodes: int = _p(32, "episodes with start noise of the final evaluation")
-    best_every: int = _p(
+    seed: int = option(0)
+    out_dir: str = option("runs")
+    name: str = option("", "run folder name (default: algo and time)")
+    checkpoint_every: int = option(100_000, "env steps between checkpoints (0 = none)")
+    eval_episodes: int = option(32, "episodes with start noise of the final evaluation")
+    best_every: int = option(
         0, "env steps between looks at the run from the standard start, keeping the fastest in best/ (0 = off)"
     )
-    best_min_success: float = _p(0.9, "a model is kept in best/ only if this share of noisy starts finish")
-    best_episodes: int = _p(128, "noisy starts judging a model for best/ (seed 1; evaluations use seed 0)")
-    best_confirm_episodes: int = _p(512, "other noisy starts (seed 2) a model that passed must pass again (0: none)")
-    best_target_s: float = _p(
+    best_min_success: float = option(0.9, "a model is kept in best/ only if this share of noisy starts finish")
+    best_episodes: int = option(128, "noisy starts judging a model for best/ (seed 1; evaluations use seed 0)")
+    best_confirm_episodes: int = option(512, "other noisy starts (seed 2) a passing model must pass again (0: none)")
+    best_target_s: float = option(
         0.0, "> 0: once a kept model runs from the start under this time, keep the most reliable under it"
     )
-    best_async: bool = _p(
+    best_async: bool = option(
         False, "judge models for best/ in a process beside the learner, which trains on meanwhile (see judge.py)"
     )
-    progress_bar: bool = _p(True)
-    torch_threads: int = _p(1)
-    device: str = _p("cpu")
+    progress_bar: bool = option(True)
+    torch_threads: int = option(1)
+    device: str = option("cpu")
 
 
 @dataclass
 class ImitationSection:
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-    pretrain: list[str] = _p([], "demo files or folders for behaviour cloning")
-    bc_epochs: int = _p(10)
-    bc_learning_rate: float = _p(1e-3)
-    bc_batch_size: int = _p(256)
-    inject: list[str] = _p([], "demo files or folders injected into the replay buffer (dqn, qrdqn, pddqn)")
-    inject_ratio: float = _p(1.0, "demo transitions per new transition while injecting")
-    inject_until: int = _p(200_000, "env steps (counted from the start or resume) during which demos are injected")
+    pretrain: list[str] = option([], "demo files or folders for behaviour cloning")
+    bc_epochs: int = option(10)
+    bc_learning_rate: float = option(1e-3)
+    bc_batch_size: int = option(256)
+    inject: list[str] = option([], "demo files or folders injected into the replay buffer (dqn, qrdqn, pddqn)")
+    inject_ratio: float = option(1.0, "demo transitions per new transition while injecting")
+    inject_until: int = option(200_000, "env steps (counted from the start or resume) during which demos are injected")
 
 
 @dataclass
@@ -167,13 +129,13 @@ class DistillSection:
     instead of by RL; the student's env options are the teacher's."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
-    teacher: str = _p("", "model file of the teacher (empty: no distillation)")
-    steps: int = _p(100_000, "env steps of teacher states recorded (and per DAgger round)")
-    epochs: int = _p(10, "passes over the recorded states after each recording")
-    batch_size: int = _p(512)
-    learning_rate: float = _p(1e-3)
-    temperature: float = _p(0.01, "softmax temperature turning a Q-learning teacher's values into a distribution")
-    dagger_rounds: int = _p(1, "rounds where the student drives and the teacher labels (0: teacher states only)")
+    teacher: str = option("", "model file of the teacher (empty: no distillation)")
+    steps: int = option(100_000, "env steps of teacher states recorded (and per DAgger round)")
+    epochs: int = option(10, "passes over the recorded states after each recording")
+    batch_size: int = option(512)
+    learning_rate: float = option(1e-3)
+    temperature: float = option(0.01, "softmax temperature turning a Q-learning teacher's values into a distribution")
+    dagger_rounds: int = option(1, "rounds where the student drives and the teacher labels (0: teacher states only)")
 
 
 @dataclass
@@ -181,7 +143,7 @@ class TrainConfig:
     __pydantic_config__: ClassVar[dict[str, Any]] = _STRICT
     env: EnvConfig = field(default_factory=training_env)
     batch: BatchSection = field(default_factory=BatchSection)
-    algo: AlgoSection = field(default_factory=AlgoSection)
+    algo: AnyAlgoOptions = field(default_factory=PPOOptions)  # type: ignore[valid-type]
     policy: PolicySection = field(default_factory=PolicySection)
     run: RunSection = field(default_factory=RunSection)
     imitation: ImitationSection = field(default_factory=ImitationSection)
@@ -209,17 +171,10 @@ class TrainConfig:
             ("run.best_target_s", self.run.best_target_s, 0),
             ("run.minutes", self.run.minutes, 0),
             ("run.steps", self.run.steps, 0),
-            ("algo.rnd_weight", self.algo.rnd_weight, 0),
-            ("algo.demo_margin", self.algo.demo_margin, 0),
-            ("algo.margin", self.algo.margin, 0),
             ("distill.steps", self.distill.steps, 1),
             ("distill.epochs", self.distill.epochs, 1),
             ("distill.batch_size", self.distill.batch_size, 1),
             ("distill.dagger_rounds", self.distill.dagger_rounds, 0),
-            ("algo.rnd_decay_steps", self.algo.rnd_decay_steps, 0),
-            ("algo.batch_size", self.algo.batch_size, 2),  # SB3's PPO normalises advantages over a batch
-            ("algo.n_steps", self.algo.n_steps, 1),
-            ("algo.buffer_size", self.algo.buffer_size, 1),
             ("imitation.bc_batch_size", self.imitation.bc_batch_size, 1),
         ):
             if value < low:
@@ -229,21 +184,8 @@ class TrainConfig:
                 value = getattr(getattr(self, section.name), f.name)
                 if isinstance(value, float) and not math.isfinite(value):
                     raise UserInputError(f"{section.name}.{f.name} must be a finite number, got {value}")
+        self.algo.check()
         for where, value, low, high in (
-            ("algo.clip_range", self.algo.clip_range, 1e-12, math.inf),
-            ("algo.ent_coef", self.algo.ent_coef, 0, math.inf),
-            ("algo.gae_lambda", self.algo.gae_lambda, 0, 1),
-            ("algo.n_epochs", self.algo.n_epochs, 1, math.inf),
-            ("algo.learning_starts", self.algo.learning_starts, 0, math.inf),
-            ("algo.train_freq", self.algo.train_freq, 1, math.inf),
-            ("algo.gradient_steps", self.algo.gradient_steps, 1, math.inf),
-            ("algo.target_update_interval", self.algo.target_update_interval, 1, math.inf),
-            ("algo.exploration_fraction", self.algo.exploration_fraction, 0, 1),
-            ("algo.exploration_final_eps", self.algo.exploration_final_eps, 0, 1),
-            ("algo.per_alpha", self.algo.per_alpha, 0, math.inf),
-            ("algo.per_beta", self.algo.per_beta, 0, 1),
-            ("algo.per_eps", self.algo.per_eps, 1e-300, math.inf),
-            ("algo.demo_bonus", self.algo.demo_bonus, 0, math.inf),
             ("run.seed", self.run.seed, 0, 2**32 - 1),
         ):
             if not low <= value <= high:
@@ -255,10 +197,7 @@ class TrainConfig:
         check_device(self.run.device)
         if self.batch.num_envs > MAX_ENVS:
             raise UserInputError(f"batch.num_envs must be at most {MAX_ENVS:,}, got {self.batch.num_envs:,}")
-        if not 0.0 < self.algo.gamma <= 1.0:
-            raise UserInputError(f"algo.gamma must be a discount in (0, 1], got {self.algo.gamma}")
         for where, rate in (
-            ("algo.learning_rate", self.algo.learning_rate),
             ("imitation.bc_learning_rate", self.imitation.bc_learning_rate),
             ("distill.learning_rate", self.distill.learning_rate),
         ):
@@ -266,18 +205,12 @@ class TrainConfig:
                 raise UserInputError(f"{where} must be a positive number, got {rate}")
         if not 0.0 <= self.run.best_min_success <= 1.0:
             raise UserInputError(f"run.best_min_success must be between 0 and 1, got {self.run.best_min_success}")
-        if self.algo.rnd_decay not in RND_DECAYS:
-            raise UserInputError(f"algo.rnd_decay must be none, linear or exponential, got {self.algo.rnd_decay!r}")
         if self.distill.teacher and self.algo.name not in ("ppo", "a2c"):
             raise UserInputError(f"a distilled student is a ppo or a2c policy; got algo.name={self.algo.name!r}")
         if not self.distill.temperature > 0:
             raise UserInputError(f"distill.temperature must be positive, got {self.distill.temperature}")
-        if self.algo.reward_heads and (self.algo.name != "pddqn" or self.imitation.inject):
-            raise UserInputError(
-                "algo.reward_heads needs algo.name=pddqn and no imitation.inject (demos have no terms)"
-            )
-        if self.algo.demo_margin > 0 and (self.algo.name != "pddqn" or self.algo.reward_heads):
-            raise UserInputError("algo.demo_margin needs algo.name=pddqn with the scalar critic (no reward_heads)")
+        if getattr(self.algo, "reward_heads", False) and self.imitation.inject:
+            raise UserInputError("algo.reward_heads needs no imitation.inject (demos have no reward terms)")
         if self.batch.async_actor and (not algo.off_policy or self.algo.rnd_weight > 0 or self.distill.teacher):
             raise UserInputError("batch.async_actor needs dqn, qrdqn or pddqn, without algo.rnd_weight or distillation")
         if self.env.start_runs:
@@ -309,19 +242,29 @@ def _one_line(exc: ValidationError) -> str:
     if err["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
         if len(loc) == 1:
             return f"unknown config section [{loc[0]}]; sections: {', '.join(_SECTIONS)}"
+        if loc[0] == "algo" and len(loc) == 3 and options_of(loc[2]):  # ("algo", its name, the option)
+            owners = options_of(loc[2])
+            listed = ", ".join(owners[:-1]) + " and " + owners[-1] if len(owners) > 1 else owners[0]
+            return (
+                f"algo.{loc[2]} is an option of {listed}, not of {loc[1]}; "
+                f"`qwop train --algo {loc[1]} --print-config` lists its options"
+            )
+        if loc[0] == "algo" and len(loc) == 3:
+            loc = ["algo", loc[2]]
         where, key = ".".join(loc[:-1]), loc[-1]
         moved = f" ({key} is in [{_MOVED[key]}] now)" if where == "env" and key in _MOVED else ""
         return f"{where}: unknown parameter {key!r}{moved}; `qwop train --print-config` lists every parameter"
     msg = err["msg"].removeprefix("Value error, ")
     where = ".".join(loc) or "config"
+    if loc[:1] == ["algo"] and len(loc) >= 2 and loc[1] in ALGORITHMS:
+        where = ".".join(["algo", *loc[2:]])  # not the union's tag
     if err["type"] == "value_error":
         return f"[{where}]: {msg}"
     return f"{where}: {msg}, got {err.get('input')!r}"
 
 
-def _reject_bools(data: dict[str, Any]) -> None:
+def _reject_bools(data: dict[str, Any], defaults: dict[str, Any]) -> None:
     """A bool where a number belongs (TOML's true for a count) is an error, not 1."""
-    defaults = TrainConfig().to_dict()
     for section, values in data.items():
         for key, value in values.items() if isinstance(values, dict) else ():
             default = defaults.get(section, {}).get(key)
@@ -333,14 +276,20 @@ def _reject_bools(data: dict[str, Any]) -> None:
 def from_dict(data: dict[str, Any], base: TrainConfig | None = None) -> TrainConfig:
     """``base`` (the defaults) with the given sections' values replaced, checked and converted."""
     merged = (base or TrainConfig()).to_dict()
+    defaults = TrainConfig().to_dict()
     for name, values in data.items():
         if name in merged and not isinstance(values, dict):
             raise UserInputError(f"[{name}] must be a table")
+        if name == "algo" and values.get("name", merged["algo"]["name"]) != merged["algo"]["name"]:
+            # another algorithm: its own options, from their defaults
+            if not isinstance(values["name"], str):
+                raise UserInputError(f"algo.name must be one of {tuple(ALGORITHMS)}, got {values['name']!r}")
+            merged["algo"] = defaults["algo"] = asdict(algorithm(values["name"]).options())
         if name in merged:
             merged[name] = {**merged[name], **values}
         else:
             merged[name] = values
-    _reject_bools(data)
+    _reject_bools(data, defaults)
     try:
         return _ADAPTER.validate_python(merged)
     except ValidationError as exc:
@@ -371,6 +320,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UserInputError(f"{p} is not valid TOML (UTF-8): {exc}") from exc
         _paths_relative_to(data, p.parent)
+        _one_algorithms_options(data)
     over: dict[str, dict[str, Any]] = {}
     for item in overrides or []:
         section, name, value = parse_override(item)
@@ -391,6 +341,16 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
     cfg = from_dict(data)
     cfg.validate()
     return cfg
+
+
+def _one_algorithms_options(data: dict[str, Any]) -> None:
+    """A run folder's config.toml from before each algorithm had its own options lists every
+    algorithm's; it keeps the named algorithm's (any other file must name only those)."""
+    table = data.get("algo")
+    every = {f.name for a in ALGORITHMS.values() for f in fields(a.options)}
+    if isinstance(table, dict) and set(table) == every and table.get("name") in ALGORITHMS:
+        own = {f.name for f in fields(algorithm(table["name"]).options)}
+        data["algo"] = {k: v for k, v in table.items() if k in own}
 
 
 # Files a config file names are relative to that file, so that a recipe finds them (and its

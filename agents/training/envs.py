@@ -13,7 +13,7 @@ from agents.training.sb3_env import make_sb3_vec
 def make_stepped_env(cfg: TrainConfig) -> Any:
     """The env of ``cfg``, stepped in this process."""
     if cfg.batch.vectorized:
-        env = make_sb3_vec(cfg.batch.num_envs, cfg.batch.num_threads, start_keys=cfg.start_keys(), **cfg.env_options())
+        env = make_sb3_vec(cfg.batch.num_envs, cfg.batch.num_threads, start_keys=cfg.start_keys(), config=cfg.env)
     else:
         import gymnasium
         from stable_baselines3.common.monitor import Monitor
@@ -21,8 +21,9 @@ def make_stepped_env(cfg: TrainConfig) -> Any:
 
         import sim_env  # noqa: F401 (registers QwopSim-v0)
 
-        opts = dict(cfg.env_options(), start_keys=cfg.start_keys())
-        env = DummyVecEnv([lambda: Monitor(gymnasium.make("QwopSim-v0", **opts)) for _ in range(cfg.batch.num_envs)])
+        keys = cfg.start_keys()
+        one = lambda: Monitor(gymnasium.make("QwopSim-v0", start_keys=keys, config=cfg.env))  # noqa: E731
+        env = DummyVecEnv([one] * cfg.batch.num_envs)
     env.seed(cfg.run.seed)
     a = cfg.algo
     if a.rnd_weight > 0:

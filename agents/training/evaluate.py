@@ -20,7 +20,10 @@ import numpy as np
 
 import sim_env
 from agents.training.model_files import load_model
+from demos.format import load_demo, save_demo
+from demos.replay import write_video
 from sim_env.errors import UserInputError
+from sim_env.render import render_state, save_gif
 from sim_env.spec import UPDATES_PER_SECOND
 from sim_env.vec_env import QwopVecEnv
 
@@ -297,8 +300,7 @@ def save_browser_recording(
     records: np.ndarray, initial: np.ndarray, out: Path, meta: dict[str, Any], initial_score_time: float = 0.0
 ) -> Path:
     """The demo-format trace of an evaluation episode (replays with qwop replay)."""
-    from demos.format import save_demo
-    from demos.record import session_arrays
+    from demos.record import session_arrays  # the browser extra's (wsproto): qwop eval --sim runs without it
 
     return save_demo(out, session_arrays(initial, records, False, initial_score_time), meta)
 
@@ -317,15 +319,11 @@ def write_trace_and_gif(
         return
     import tempfile
 
-    from demos.format import load_demo
-
     with tempfile.TemporaryDirectory() as tmp:
         path = save_browser_recording(records, initial, Path(trace or Path(tmp) / "best.npz"), meta, initial_score_time)
         if trace:
             print(f"demo-format trace of the best episode: {path} (qwop replay {path} --sim)")
         if gif:
-            from demos.replay import write_video
-
             print(f"GIF of the best episode: {write_video(load_demo(path), gif, every=2)}")
 
 
@@ -333,7 +331,6 @@ def gif_of_keys(keys: np.ndarray, path: str | Path, every: int = 2) -> Path:
     """A GIF of a run replayed in the simulator, drawn from the simulator's states."""
     from tqdm import tqdm
 
-    from sim_env.render import render_state, save_gif
 
     sim = sim_env.QwopSim()
     frames = [render_state(sim.body_state(), sim.hurdle_state(), sim.camera_x)]

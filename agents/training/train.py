@@ -20,8 +20,12 @@ import torch
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
-from agents.training.actor_learner import ActorDiedError
+from agents.methods.distill import distill
+from agents.methods.imitation import DemoInjectionCallback, pretrain_bc
+from agents.methods.rnd import RNDLogger
+from agents.training.actor_learner import ActorDiedError, ActsInProcess
 from agents.training.algorithms import algorithm
+from agents.training.best_model import KeepBest
 from agents.training.build import build_model, load_demos, make_env, training_class
 from agents.training.callbacks import (
     ScheduleHorizon,
@@ -30,8 +34,9 @@ from agents.training.callbacks import (
     StopOnRequest,
     TrainingProgress,
 )
-from agents.training.config import TrainConfig, to_toml
-from agents.training.model_files import save_model
+from agents.training.config import TrainConfig, load_config, to_toml
+from agents.training.evaluate import evaluate_sim
+from agents.training.model_files import load_model, save_model
 from agents.training.safe_loading import custom_objects, load_buffer, save_buffer
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
@@ -82,8 +87,6 @@ def train(
 
 def _check_stages(cfg: TrainConfig) -> None:
     """Every stage's config loads, and the chain ends, before hours of training are spent."""
-    from agents.training.config import load_config
-
     seen: list[str] = []
     while cfg.run.then:
         if cfg.run.then in seen:
@@ -102,8 +105,6 @@ def _next_stage(
 ) -> dict[str, Any]:
     """Trains ``cfg.run.then`` from this run's kept model into ``run_dir/STAGE``; returns the
     last stage's summary with every stage's in ``stages``."""
-    from agents.training.config import load_config
-
     then = Path(cfg.run.then)
     nxt = load_config(then)
     # Where and how the chain runs is the first stage's; what it trains is the next config's.
@@ -127,12 +128,8 @@ def _next_stage(
 def _train_in(
     cfg: TrainConfig, run_dir: Path, resume: str | None, log: Any, extra: list[BaseCallback], stop: StopRequest
 ) -> dict[str, Any]:
-    from agents.training.evaluate import evaluate_sim
-
     teacher = None
     if cfg.distill.teacher:
-        from agents.training.model_files import load_model
-
         teacher, info = load_model(cfg.distill.teacher)
         known = {f.name for f in fields(EnvConfig)}
         cfg = replace(cfg, env=EnvConfig(**{k: v for k, v in info["env"].items() if k in known}))
@@ -143,7 +140,7 @@ def _train_in(
     tb = str(run_dir / "tb")
     if resume:
         cls = training_class(cfg)
-        objects = custom_objects(Path(resume), cls, cfg.env_options(), {"clip_range": cfg.algo.clip_range})
+        objects = custom_objects(Path(resume), cls, cfg.env_options(), cfg.algo.schedules())
         model = cls.load(resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=objects)
         # Checkpoints name the buffer rl_model_replay_buffer_N_steps.npz beside rl_model_N_steps.zip.
         rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".npz")
@@ -151,8 +148,16 @@ def _train_in(
             rb = Path(str(resume).removesuffix(".zip") + "_replay_buffer.npz")
         if getattr(model, "replay_buffer", None) is not None and rb.is_file():
             load_buffer(model.replay_buffer, rb)
-        elif rb.with_suffix(".pkl").is_file():
-            log(f"not loading {rb.with_suffix('.pkl').name}: a pickled buffer could run code; the buffer starts empty")
+        elif getattr(model, "replay_buffer", None) is not None:
+            if rb.with_suffix(".pkl").is_file():
+                log(f"not loading {rb.with_suffix('.pkl').name}: a pickled buffer could run code; it starts empty")
+            if isinstance(model, ActsInProcess):
+                # Learning from the first few thousand of the resumed policy's transitions
+                # undoes it (measured: docs/history/training.md); the model acts, and learns once
+                # its buffer is full.
+                model.learning_starts = model.num_timesteps + model.buffer_size
+                model.act_before_learning = True
+                log(f"no replay buffer beside {resume}: the model acts {model.buffer_size:,} steps before it learns")
         if hasattr(env, "rnd"):
             env.steps = model.num_timesteps  # the bonus's schedule goes on (its networks start afresh)
         log(f"resumed from {resume} at {model.num_timesteps} steps")
@@ -169,8 +174,6 @@ def _train_in(
             )
         )
     if cfg.run.best_every > 0:
-        from agents.training.best_model import KeepBest
-
         r = cfg.run
         callbacks.append(
             KeepBest(
@@ -186,8 +189,6 @@ def _train_in(
             )
         )
     if hasattr(env, "rnd"):
-        from agents.methods.rnd import RNDLogger
-
         callbacks.append(RNDLogger())
     if cfg.run.minutes > 0:
         callbacks.append(StopAfterMinutes(cfg.run.minutes))
@@ -197,8 +198,6 @@ def _train_in(
     bc_losses: list[float] = []
     if im.pretrain and not resume:
         data = load_demos(cfg, im.pretrain)
-        from agents.methods.imitation import pretrain_bc
-
         bc_losses = pretrain_bc(
             model,
             data,
@@ -210,8 +209,6 @@ def _train_in(
         log(f"behaviour cloning on {len(data)} demo steps: loss {bc_losses[0]:.3f} -> {bc_losses[-1]:.3f}")
     injector = None
     if im.inject:
-        from agents.methods.imitation import DemoInjectionCallback
-
         data = load_demos(cfg, im.inject)
         injector = DemoInjectionCallback(data, ratio=im.inject_ratio, until=im.inject_until, seed=cfg.run.seed)
         callbacks.append(injector)
@@ -221,8 +218,6 @@ def _train_in(
     t0 = time.monotonic()
     distilled = None
     if teacher is not None:
-        from agents.methods.distill import distill
-
         d = cfg.distill
         distilled = distill(
             model,

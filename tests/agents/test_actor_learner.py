@@ -60,7 +60,7 @@ def test_the_learner_stores_the_simulators_own_transitions(starts: str, tmp_path
         assert steps == 1200 // 4 and model.num_timesteps == 1200
         assert model.env.chunks_received > 0 and rb.dones[:steps].any()  # episodes ended and began again
         # the same actions from the same seed in a fresh simulator give the stored observations
-        vec = QwopVecEnv(4, 1, start_keys=cfg.start_keys(), **cfg.env_options())
+        vec = QwopVecEnv(4, 1, start_keys=cfg.start_keys(), config=cfg.env)
         obs, _ = vec.reset(seed=cfg.run.seed)
         for t in range(steps):
             np.testing.assert_array_equal(rb.observations[t], obs)

@@ -34,7 +34,7 @@ def test_printed_config_lists_every_parameter_with_its_meaning() -> None:
     assert "frame_skip = 4  # game updates per action" in text
     weighted = load_config(None, ["env.reward_weights={ time = -0.5, fall = 2 }"])
     assert tomllib.loads(to_toml(weighted)) == weighted.to_dict()
-    assert 'name = "ppo"  # ppo | a2c | dqn | qrdqn' in text
+    assert 'name = "ppo"  # the algorithm: ppo | a2c | dqn | qrdqn' in text
     # The env section is the env's own options: training changes only the frame skip.
     from dataclasses import asdict
 
@@ -412,3 +412,36 @@ def test_an_evaluation_stopped_at_its_bar_gives_the_full_evaluations_first_episo
     assert report["below"] and report["success_rate"] < bar and report["episodes"] < 48
     whole = evaluate_policy_sim(model, opts, episodes=48, seed=1, min_success=0.5)
     assert "below" not in whole and whole["episodes"] == 48
+
+
+def test_each_algorithm_builds_from_its_own_options(tmp_path) -> None:
+    """The table names each algorithm's class and options; building a model is a lookup that
+    hands the options on as they are, and another algorithm's option is refused by name."""
+    from dataclasses import fields
+
+    from agents.training.algorithms import ALGORITHMS, algo_class
+    from agents.training.build import build_model, make_env
+    from agents.training.config import load_config
+    from sim_env.errors import UserInputError
+
+    for name, algo in ALGORITHMS.items():
+        cfg = load_config(None, [f'algo.name="{name}"', "batch.num_envs=2", "policy.net_arch=[8]"])
+        assert type(cfg.algo) is algo.options
+        env = make_env(cfg)
+        try:
+            model = build_model(cfg, env, None)
+        finally:
+            env.close()
+        assert isinstance(model, algo_class(name)), name
+        checked = 0
+        for option in [n for cls in algo.options.__mro__ for n in getattr(cls, "PASSED", ())]:
+            value = getattr(cfg.algo, option)
+            held = vars(model).get(option)
+            if isinstance(held, int | float | bool) and not callable(held):  # SB3 keeps some as objects
+                assert held == value, (name, option)
+                checked += 1
+        assert checked >= 2, name
+        mine = {f.name for f in fields(algo.options)}
+        other = next(o for a in ALGORITHMS.values() for o in (f.name for f in fields(a.options)) if o not in mine)
+        with pytest.raises(UserInputError, match=f"algo.{other} is an option of .*, not of {name}"):
+            load_config(None, [f'algo.name="{name}"', f"algo.{other}=1"])

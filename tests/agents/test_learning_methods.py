@@ -446,7 +446,7 @@ def test_qwop_train_with_reward_heads(tmp_path):
     summary = train(cfg, log=lambda s: None)
     model, _ = load_model(summary["model"])
     assert model.policy.q_net.n_heads == len(REWARD_TERMS)
-    with pytest.raises(UserInputError, match=r"reward_heads needs algo\.name=pddqn"):
+    with pytest.raises(UserInputError, match=r"algo\.reward_heads is an option of pddqn, not of ppo"):
         load_config(None, ["algo.reward_heads=true"])
 
 

@@ -77,20 +77,28 @@ def test_no_copies_of_the_shared_numbers() -> None:
 
 def test_the_episode_options_are_declared_once() -> None:
     """frame_skip, time_limit and frame_stack: one declaration in spec.json (default, least
-    value, help), read by the Python options and generated into the C++ defaults."""
+    value, help), read by the Python options and generated into the C++ defaults; one check,
+    the binding's EpisodeOptions, which EnvConfig and the raw batch both go through."""
     import re
 
     from sim_env.env_config import EnvConfig
 
     opts = spec.SPEC["episode_options"]
     cfg = EnvConfig()
+    signature = sim_env.EpisodeOptions.__init__.__doc__
     for name, decl in opts.items():
         assert getattr(cfg, name) == decl["default"], name
-        signature = sim_env.BatchSim.__init__.__doc__
+        assert getattr(sim_env.EpisodeOptions(), name) == decl["default"], name
         shown = re.search(rf"{name}: [^=]*= ([0-9.]+)", signature)
         assert shown is not None and float(shown.group(1)) == float(decl["default"]), (name, signature)
     assert sim_env.BatchSim(1).max_updates == round(opts["time_limit"]["default"] * spec.UPDATES_PER_SECOND)
-    with pytest.raises(ValueError, match=f"frame_skip must be an int >= {opts['frame_skip']['min']}"):
-        EnvConfig(frame_skip=opts["frame_skip"]["min"] - 1)
-    with pytest.raises(ValueError, match=f"frame_skip must be at least {opts['frame_skip']['min']}"):
-        sim_env.BatchSim(1, frame_skip=opts["frame_skip"]["min"] - 1)
+    least = opts["frame_skip"]["min"]
+    for make in (EnvConfig, sim_env.EpisodeOptions, lambda **kw: sim_env.BatchSim(1, **kw)):
+        with pytest.raises(ValueError, match=rf"^frame_skip must be an int >= {least}, got {least - 1}$"):
+            make(frame_skip=least - 1)
+        with pytest.raises(ValueError, match=r"^time_limit must be a finite number of game seconds above 0$"):
+            make(time_limit=opts["time_limit"]["min"])
+    with pytest.raises(TypeError, match="not both"):
+        sim_env.BatchSim(1, options=sim_env.EpisodeOptions(), frame_skip=2)
+
+

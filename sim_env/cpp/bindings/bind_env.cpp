@@ -2,6 +2,7 @@
 // of episode.h, on one game or on a pool of games.
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -16,20 +17,53 @@ namespace qwop_py {
 
 namespace {
 
-qwop::EpisodeOptions episode_options(int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights) {
+// An option given as a Python number: bools and non-numbers are refused, not converted.
+int int_option(py::handle v, const char* name, int least) {
+  if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr())) {
+    throw py::value_error(std::string(name) + " must be an int >= " + std::to_string(least) + ", got " +
+                         py::repr(v).cast<std::string>());
+  }
+  const long long x = py::int_(py::reinterpret_borrow<py::object>(v)).cast<long long>();
+  if (x < least || x > (1LL << 30)) {
+    throw py::value_error(std::string(name) + " must be an int >= " + std::to_string(least) + ", got " + std::to_string(x));
+  }
+  return static_cast<int>(x);
+}
+
+double seconds_option(py::handle v, const char* name) {
+  if (PyBool_Check(v.ptr()) || !(PyFloat_Check(v.ptr()) || PyIndex_Check(v.ptr()))) {
+    throw py::value_error(std::string(name) + " must be a number of game seconds, got " + py::repr(v).cast<std::string>());
+  }
+  return py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>();
+}
+
+// The one check of the options that reach the engine: EnvConfig, the raw batch and the
+// browser's episode all build their EpisodeOptions here.
+qwop::EpisodeOptions make_options(py::handle frame_skip, py::handle time_limit, py::handle frame_stack, py::handle weights) {
   qwop::EpisodeOptions o;
-  o.frame_skip = frame_skip;
-  o.max_updates = qwop::max_updates_for(time_limit);
-  o.time_limit_s = time_limit;
-  o.frame_stack = frame_stack;
-  if (weights) {
-    if (weights->ndim() != 1 || weights->shape(0) != qwop::kNumRewardTerms) {
+  o.frame_skip = int_option(frame_skip, "frame_skip", qwop::kMinFrameSkip);
+  o.time_limit_s = seconds_option(time_limit, "time_limit");
+  o.max_updates = qwop::max_updates_for(o.time_limit_s);
+  o.frame_stack = int_option(frame_stack, "frame_stack", qwop::kMinFrameStack);
+  if (!weights.is_none()) {
+    auto w = Doubles::ensure(weights);
+    if (!w || w.ndim() != 1 || w.shape(0) != qwop::kNumRewardTerms) {
       throw py::value_error("weights must be " + std::to_string(qwop::kNumRewardTerms) + " numbers, one per reward term");
     }
-    std::memcpy(o.weights.data(), weights->data(), sizeof(o.weights));
+    for (int t = 0; t < qwop::kNumRewardTerms; ++t) {
+      if (!std::isfinite(w.at(t))) throw py::value_error("weights must be finite numbers");
+    }
+    std::memcpy(o.weights.data(), w.data(), sizeof(o.weights));
   }
   qwop::check_options(o);
   return o;
+}
+
+// The options of a constructor that takes them either whole or as keywords (never both).
+qwop::EpisodeOptions options_from(const std::optional<qwop::EpisodeOptions>& options, const py::kwargs& kw) {
+  if (options && !kw.empty()) throw py::type_error("give options or its keywords, not both");
+  if (options) return *options;
+  return py::module_::import("sim_env._core").attr("EpisodeOptions")(**kw).cast<qwop::EpisodeOptions>();
 }
 
 py::dict outcome_dict(const qwop::StepOutcome& o) {
@@ -67,16 +101,14 @@ struct PyEnv {
 
 void bind_batch(py::module_& m) {
   py::class_<qwop::BatchSim>(m, "BatchSim", "N independent envs stepped in C++ on a thread pool, with auto-reset.")
-      .def(py::init([](int num_envs, int num_threads, int frame_skip, double time_limit, int frame_stack,
-                       std::optional<Doubles> weights, const std::string& sincos, bool lockstep) {
-             return std::make_unique<qwop::BatchSim>(num_envs, num_threads,
-                                                     episode_options(frame_skip, time_limit, frame_stack, weights),
+      .def(py::init([](int num_envs, int num_threads, std::optional<qwop::EpisodeOptions> options,
+                       const std::string& sincos, bool lockstep, const py::kwargs& kw) {
+             return std::make_unique<qwop::BatchSim>(num_envs, num_threads, options_from(options, kw),
                                                      parse_sincos(sincos), lockstep);
            }),
-           py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("frame_skip") = qwop::kDefaultFrameSkip, py::arg("time_limit") = qwop::kDefaultTimeLimitS,
-           py::arg("frame_stack") = qwop::kDefaultFrameStack, py::arg("weights") = py::none(), py::arg("sincos") = "fma",
+           py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("options") = py::none(), py::arg("sincos") = "fma",
            py::arg("lockstep") = true,
-           "weights: one per reward term (default: progress only); the reward buffer is their weighted sum. "
+           "options: the episode's (EpisodeOptions), or its keywords (frame_skip=4, ...). "
            "sincos: 'fma' (the reference traces') or 'generic' (glibc without FMA). "
            "lockstep: step groups of four envs together, their joints solved in SIMD lanes, where the CPU "
            "has AVX2 and FMA (the same results; False steps each env on its own).")
@@ -159,14 +191,33 @@ void bind_batch(py::module_& m) {
 }
 
 void bind_env(py::module_& m) {
+  py::class_<qwop::EpisodeOptions>(m, "EpisodeOptions",
+                                   "The options that reach the engine's episode, checked once here (defaults and least "
+                                   "values: spec.json). weights: one per reward term (default: the progress profile).")
+      .def(py::init(&make_options), py::arg("frame_skip") = qwop::kDefaultFrameSkip,
+           py::arg("time_limit") = qwop::kDefaultTimeLimitS, py::arg("frame_stack") = qwop::kDefaultFrameStack,
+           py::arg("weights") = py::none())
+      .def_readonly("frame_skip", &qwop::EpisodeOptions::frame_skip)
+      .def_readonly("time_limit", &qwop::EpisodeOptions::time_limit_s)
+      .def_readonly("frame_stack", &qwop::EpisodeOptions::frame_stack)
+      .def_readonly("max_updates", &qwop::EpisodeOptions::max_updates)
+      .def_property_readonly("weights", [](const qwop::EpisodeOptions& o) {
+        py::array_t<double> w(qwop::kNumRewardTerms);
+        std::memcpy(w.mutable_data(), o.weights.data(), sizeof(o.weights));
+        return w;
+      })
+      .def("__repr__", [](const qwop::EpisodeOptions& o) {
+        return "EpisodeOptions(frame_skip=" + std::to_string(o.frame_skip) + ", time_limit=" +
+               py::repr(py::float_(o.time_limit_s)).cast<std::string>() + ", frame_stack=" + std::to_string(o.frame_stack) + ")";
+      });
+
   py::class_<qwop::Episode>(m, "Episode",
                             "The env step's rules for states produced elsewhere (the browser, a recording): "
                             "frame skip, time limit, fell/finished, reward terms, stacked observation.")
-      .def(py::init([](int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights) {
-             return qwop::Episode(episode_options(frame_skip, time_limit, frame_stack, weights));
+      .def(py::init([](std::optional<qwop::EpisodeOptions> options, const py::kwargs& kw) {
+             return qwop::Episode(options_from(options, kw));
            }),
-           py::arg("frame_skip") = qwop::kDefaultFrameSkip, py::arg("time_limit") = qwop::kDefaultTimeLimitS, py::arg("frame_stack") = qwop::kDefaultFrameStack,
-           py::arg("weights") = py::none())
+           py::arg("options") = py::none(), "options: an EpisodeOptions, or its keywords.")
       .def("begin", [](qwop::Episode& e, Doubles state, int updates) { e.begin(check_state(state, "state"), updates); },
            py::arg("state"), py::arg("updates") = 0, "Start at `state` (12, 6), `updates` into the episode.")
       .def("updates_for_step", &qwop::Episode::updates_for_step, "Updates the next step runs.")
@@ -186,13 +237,10 @@ void bind_env(py::module_& m) {
       });
 
   py::class_<PyEnv>(m, "Env", "One simulated env (a game and its episode), the step the batch runs for each of its envs.")
-      .def(py::init([](int frame_skip, double time_limit, int frame_stack, std::optional<Doubles> weights,
-                       const std::string& sincos) {
-             return std::make_unique<PyEnv>(episode_options(frame_skip, time_limit, frame_stack, weights),
-                                            parse_sincos(sincos));
+      .def(py::init([](std::optional<qwop::EpisodeOptions> options, const std::string& sincos, const py::kwargs& kw) {
+             return std::make_unique<PyEnv>(options_from(options, kw), parse_sincos(sincos));
            }),
-           py::arg("frame_skip") = qwop::kDefaultFrameSkip, py::arg("time_limit") = qwop::kDefaultTimeLimitS, py::arg("frame_stack") = qwop::kDefaultFrameStack,
-           py::arg("weights") = py::none(), py::arg("sincos") = "fma")
+           py::arg("options") = py::none(), py::arg("sincos") = "fma", "options: an EpisodeOptions, or its keywords.")
       .def("reset", [](PyEnv& e) { e.env->reset(); })
       .def("advance", [](PyEnv& e, py::handle keys_obj) {
              auto keys = check_key_array(keys_obj, "keys");

@@ -23,8 +23,8 @@ PYBIND11_MODULE(_core, m) {
   bind_sim(m);
   m.attr("CLICK_EVENT") = int(qwop::kClickEvent);
 
+  bind_env(m);  // first: EpisodeOptions, which the batch takes
   bind_batch(m);
-  bind_env(m);
   bind_game_set(m);
   bind_guide(m);
   bind_testing(m);

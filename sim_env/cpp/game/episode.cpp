@@ -10,8 +10,9 @@
 namespace qwop {
 
 int max_updates_for(double time_limit_s) {
-  if (!(time_limit_s > 0) || !std::isfinite(time_limit_s)) {
-    throw std::invalid_argument("time_limit must be a positive number of game seconds");
+  if (!(time_limit_s > kMinTimeLimitS) || !std::isfinite(time_limit_s)) {
+    throw std::invalid_argument("time_limit must be a finite number of game seconds above " +
+                                std::to_string(static_cast<int>(kMinTimeLimitS)));
   }
   return static_cast<int>(std::ceil(time_limit_s * kUpdatesPerSecond - 1e-9));
 }
@@ -20,7 +21,7 @@ void check_options(const EpisodeOptions& o) {
   if (o.frame_skip < kMinFrameSkip) {
     throw std::invalid_argument("frame_skip must be at least " + std::to_string(kMinFrameSkip));
   }
-  if (o.max_updates < 1) throw std::invalid_argument("the time limit must allow at least one update");
+  if (o.max_updates < 1) throw std::invalid_argument("time_limit must allow at least one update (1/30 s)");
   if (o.frame_stack < kMinFrameStack) {
     throw std::invalid_argument("frame_stack must be at least " + std::to_string(kMinFrameStack));
   }

@@ -73,6 +73,7 @@ constexpr double kFinishBonusTimeS = 120.0;
 constexpr int kDefaultFrameSkip = 1;
 constexpr int kMinFrameSkip = 1;
 constexpr double kDefaultTimeLimitS = 120.0;
+constexpr double kMinTimeLimitS = 0.0;  // excluded: 0 s runs nothing
 constexpr int kDefaultFrameStack = 1;
 constexpr int kMinFrameStack = 1;
 

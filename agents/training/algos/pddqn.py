@@ -1,0 +1,54 @@
+"""Prioritised double DQN (``agents.methods.pddqn``, the seed article's final algorithm): the
+off-policy options, prioritised replay's, the demonstrations' and the reward heads'."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from agents.training.algos.base import NAME_HELP, OffPolicyOptions, option
+from sim_env.errors import UserInputError
+
+
+@dataclass
+class PDDQNOptions(OffPolicyOptions):
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "per_alpha": (0, math.inf),
+        "per_beta": (0, 1),
+        "per_eps": (1e-300, math.inf),
+        "demo_bonus": (0, math.inf),
+        "demo_margin": (0, math.inf),
+        "margin": (0, math.inf),
+    }
+    PASSED: ClassVar[tuple[str, ...]] = (
+        "double_q",
+        "prioritized",
+        "per_alpha",
+        "per_beta",
+        "per_eps",
+        "demo_bonus",
+        "demo_margin",
+        "margin",
+        "reward_heads",
+    )
+
+    name: Literal["pddqn"] = option("pddqn", NAME_HELP)
+    double_q: bool = option(True, "double Q-learning targets (online net picks, target net values)")
+    prioritized: bool = option(True, "prioritised replay (false: uniform, as dqn)")
+    per_alpha: float = option(0.6, "priority = (|TD error| + per_eps) ** per_alpha")
+    per_beta: float = option(0.4, "importance-sampling exponent at the start, annealed to 1")
+    per_eps: float = option(1e-6, "keeps every priority above zero")
+    demo_bonus: float = option(1.0, "added to demonstrations' priorities (DQfD's epsilon_d)")
+    demo_margin: float = option(0.0, "weight of DQfD's large-margin loss on demonstrations (0: off)")
+    margin: float = option(0.8, "by how much the demonstrated action's Q must lead the others")
+    reward_heads: bool = option(False, "one Q head per reward term, acting on their sum weighted as the env's reward")
+
+    def check(self) -> None:
+        super().check()
+        if self.demo_margin > 0 and self.reward_heads:
+            raise UserInputError("algo.demo_margin needs the scalar critic (no algo.reward_heads)")
+
+    def model_kwargs(self, policy_kwargs: dict[str, Any], env_weights: list[float]) -> dict[str, Any]:
+        reward_weights = list(env_weights) if self.reward_heads else None  # the heads' sum is the env's reward
+        return {**super().model_kwargs(policy_kwargs, env_weights), "reward_weights": reward_weights}
