@@ -162,3 +162,26 @@ def test_a_dead_actor_ends_the_run_in_one_line_and_keeps_the_model(tmp_path: Pat
     assert last.startswith("error: the actor process stopped (exit code -9)")
     assert re.search(r"continue with: qwop train --resume \S+interrupted.zip", last), last
     assert (runs / "dies" / "interrupted.zip").is_file()
+
+
+def test_a_model_resumed_without_its_buffer_acts_until_the_buffer_is_full(tmp_path: Path) -> None:
+    """No gradient step before the resumed policy has filled its buffer (the model's own
+    buffer_size, 5,000 here), and then learning goes on."""
+    from agents.training.config import load_config
+    from agents.training.model_files import load_model
+    from agents.training.train import train
+
+    sets = [*SMALL, f'run.out_dir="{tmp_path}"', "run.eval_episodes=1"]
+    first = train(load_config(None, [*sets, 'run.name="first"', "run.total_timesteps=1200"]), log=lambda s: None)
+    before = load_model(first["model"])[0]._n_updates
+    assert before > 0
+    lines: list[str] = []
+    acting = train(
+        load_config(None, [*sets, 'run.name="acting"', "run.steps=2400"]), resume=first["model"], log=lines.append
+    )
+    assert any("acts 5,000 steps before it learns" in s for s in lines), lines
+    model = load_model(acting["model"])[0]
+    assert model.num_timesteps == 1200 + 2400 and model.learning_starts == 1200 + 5000
+    assert model._n_updates == before  # 2,400 steps acted, none learnt from
+    learnt = train(load_config(None, [*sets, 'run.name="learnt"', "run.steps=7000"]), resume=first["model"], log=print)
+    assert load_model(learnt["model"])[0]._n_updates > before
