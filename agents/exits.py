@@ -20,6 +20,7 @@ _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EP
 
 
 def _user_error_types() -> tuple[type[BaseException], ...]:
+    # Here, not at the top: every command starts through this module, most never meet a browser.
     from browser_env.errors import BrowserHarnessError, browser_failures
     from demos.format import DemoFormatError
 

@@ -75,9 +75,10 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         strict_mirror: bool = False,
         settle_s: float = 1.0,
         start_keys: Sequence[Any] | None = None,
+        config: EnvConfig | None = None,
         **options: Any,
     ) -> None:
-        self.config = EnvConfig(**options)
+        self.config = EnvConfig.given(config, options)
         self._start_runs = self.config.start_keys(start_keys)
         if self.config.start_noise_updates and mode == "realtime":
             raise ValueError("start_noise_updates is for lock-step mode")

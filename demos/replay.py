@@ -21,6 +21,7 @@ import sim_env
 from demos.format import Demo, load_demo
 from sim_env.errors import UserInputError
 from sim_env.files import check_out_folders, write_new_from_path
+from sim_env.render import render_state, save_gif
 from sim_env.spec import UPDATES_PER_SECOND
 from sim_env.traces import SPLIT_M, Divergence, first_divergence, split_times
 
@@ -77,8 +78,6 @@ def _video_kind(path: str | Path) -> str:
 
 def write_frames(frames: Any, path: str | Path, fps: float, labels: list[str] | None = None) -> Path:
     """RGB frames (all one size) as a GIF or an MP4 that plays at ``fps``."""
-    from sim_env.render import save_gif
-
     path = Path(path)
     if _video_kind(path) == ".gif":
         return save_gif(list(frames), str(path), fps=fps, labels=labels)
@@ -109,8 +108,6 @@ def write_video(demo: Demo, path: str | Path, fps: int = UPDATES_PER_SECOND, eve
     """Draw the recorded states (what the original did) to a GIF or an MP4 at the game's pace,
     showing progress while drawing. The last update is always drawn: a run's end is its point."""
     from tqdm import tqdm
-
-    from sim_env.render import render_state
 
     _video_kind(path)
     a = demo.arrays

@@ -101,7 +101,7 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
     def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array":
             return None
-        from sim_env.render import render_state
+        from sim_env.render import render_state  # it imports sim_env, whose __init__ registers this env
 
         s = self._env.sim
         return render_state(s.body_state(), s.hurdle_state(), s.camera_x)

@@ -197,7 +197,7 @@ def first_detail_divergence(keys: np.ndarray, detail: list[dict[str, Any]]) -> t
     Returns (update, section, expected, got) for the first section (contacts, joints,
     bodies, tracks, camera) that differs, or None.
     """
-    from sim_env import QwopSim
+    from sim_env import QwopSim  # sim_env's __init__ imports this module
 
     sim = QwopSim()
     for t, ref in enumerate(detail):

@@ -20,8 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.methods.imitation import pretrain_bc
+from agents.search.guided_rollouts import guide_from_model
 from agents.search.planner import GuidedSearch, LocalExpander
 from agents.search.state import PlannerConfig, guided_config, new_state, with_settings
+from agents.training.model_files import load_model, model_sidecar
+from demos.convert import DemoDataset
 from sim_env.errors import UserInputError
 from sim_env.files import write_json, write_whole
 from sim_env.observation import observe
@@ -76,10 +80,6 @@ def tune(
 ) -> list[float]:
     """Behaviour cloning of ``guide`` on the labels, saved as ``out`` with its sidecar."""
     import torch
-
-    from agents.methods.imitation import pretrain_bc
-    from agents.training.model_files import load_model, model_sidecar
-    from demos.convert import DemoDataset
 
     torch.set_num_threads(1)  # the same sums on any machine
     torch.manual_seed(seed)
@@ -152,6 +152,4 @@ def tune_rounds(
 
 
 def _greedy(guide: Path, obs: np.ndarray) -> np.ndarray:
-    from agents.search.guided_rollouts import guide_from_model
-
     return guide_from_model(str(guide)).act_obs(obs)

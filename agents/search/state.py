@@ -303,7 +303,7 @@ def describe(state: SearchState) -> dict[str, Any]:
 def new_state(config: PlannerConfig) -> SearchState:
     config.check()
     if config.guide:
-        from agents.training.model_files import check_model_file
+        from agents.training.model_files import check_model_file  # torch: only a guided search needs it
 
         path = check_model_file(config.guide).resolve()
         config = replace(config, guide=str(path), guide_sha256=_sha256(path))
@@ -319,7 +319,7 @@ def _sha256(path: Path) -> str:
 
 def load_guide(config: PlannerConfig) -> GuidePolicy:
     """The guide of a guided search; the model file must be the one the search started with."""
-    from agents.training.model_files import check_model_file
+    from agents.training.model_files import check_model_file  # torch: only a guided search needs it
 
     path = check_model_file(config.guide)
     if config.guide_sha256 and _sha256(path) != config.guide_sha256:

@@ -8,10 +8,12 @@ from typing import Any
 import torch
 from stable_baselines3.common.base_class import BaseAlgorithm
 
+from agents.methods.imitation import DemoReplayBuffer
 from agents.training.actor_learner import acting_in_process, actor_feed
 from agents.training.algorithms import algo_class
 from agents.training.config import TrainConfig
 from agents.training.envs import make_stepped_env
+from demos.convert import load
 
 
 def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> BaseAlgorithm:
@@ -20,8 +22,6 @@ def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None) -> Base
     policy_kwargs = {"net_arch": list(cfg.policy.net_arch), "activation_fn": act}
     kwargs = cfg.algo.model_kwargs(policy_kwargs, list(cfg.env.weights))
     if cfg.imitation.inject and not getattr(cfg.algo, "prioritized", False):
-        from agents.methods.imitation import DemoReplayBuffer
-
         kwargs["replay_buffer_class"] = DemoReplayBuffer  # its buffer takes demonstrations as well
     return training_class(cfg)(
         "MlpPolicy",
@@ -52,9 +52,7 @@ def make_env(cfg: TrainConfig) -> Any:
 
 def load_demos(cfg: TrainConfig, files: list[str]) -> Any:
     """Demo transitions shaped like this configuration's env steps."""
-    import demos
-
-    return demos.load(
+    return load(
         files,
         action_set=cfg.env.action_set,
         frame_skip=cfg.env.frame_skip,

@@ -29,6 +29,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from agents.training.model_files import load_model, save_model
+
 _POLL_S = 1.0  # how often a waiting side checks that the other is alive
 
 
@@ -57,8 +59,6 @@ def _judge_main(judge_data: bytes, base_model: str, jobs: Any, results: Any) -> 
     try:
         import torch
 
-        from agents.training.model_files import load_model
-
         torch.set_num_threads(1)
         judge = pickle.loads(judge_data)
         model, _ = load_model(base_model)
@@ -85,8 +85,6 @@ class JudgeProcess:
     ``best_time``, ``best_rate`` and ``rows`` follow the process's verdicts as they come)."""
 
     def __init__(self, judge: Any, model: Any) -> None:
-        from agents.training.model_files import save_model
-
         self.judge = judge
         self.busy = False
         self.pending: tuple[dict[str, Any], bytes] | None = None

@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.training.config import TrainConfig, from_dict, parse_override
+from agents.training.model_files import model_sidecar
+from agents.training.train import summarize, train
 from sim_env.errors import UserInputError, one_line
 from sim_env.files import write_json, write_text, write_whole
 
@@ -99,9 +101,6 @@ def trial_config(base: TrainConfig, trial: Trial, group: Path) -> TrainConfig:
 
 def _run_trial(cfg: TrainConfig) -> dict[str, Any]:
     """One trial, on a Ray worker: ``qwop train``'s chain; returns its outcome and best model."""
-    from agents.training.model_files import model_sidecar
-    from agents.training.train import summarize, train
-
     log_path = Path(cfg.run.out_dir) / f"{cfg.run.name}.log"
 
     def log(line: str) -> None:
@@ -227,8 +226,6 @@ def _cause(exc: Exception) -> BaseException:
 
 
 def _finish(rows: list[dict[str, Any]], group: Path, log: Any) -> dict[str, Any]:
-    from agents.training.model_files import model_sidecar
-
     ok = [r for r in rows if r["status"] != "failed" and r.get("model_bytes")]
     best = min(ok, key=_rank) if ok else None
     if best is not None:

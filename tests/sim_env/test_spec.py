@@ -102,3 +102,23 @@ def test_the_episode_options_are_declared_once() -> None:
         sim_env.BatchSim(1, options=sim_env.EpisodeOptions(), frame_skip=2)
 
 
+
+
+def test_an_env_takes_its_config_whole_or_as_keywords() -> None:
+    """A training run hands its EnvConfig to the envs as it is (no dict round trip)."""
+    import gymnasium
+
+    from sim_env.env_config import EnvConfig
+    from sim_env.vec_env import QwopVecEnv
+
+    cfg = EnvConfig(frame_skip=3, frame_stack=2)
+    vec = QwopVecEnv(2, 1, config=cfg)
+    single = gymnasium.make("QwopSim-v0", config=cfg).unwrapped
+    assert vec.config is cfg and single.config is cfg
+    assert vec.batch.frame_skip == 3 and vec.single_observation_space.shape == single.observation_space.shape
+    assert QwopVecEnv(2, 1, frame_skip=3, frame_stack=2).config == cfg
+    with pytest.raises(TypeError, match="not both"):
+        QwopVecEnv(2, 1, config=cfg, frame_skip=3)
+    with pytest.raises(TypeError, match="must be an EnvConfig"):
+        QwopVecEnv(2, 1, config={"frame_skip": 3})
+    vec.close()
