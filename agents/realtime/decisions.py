@@ -98,14 +98,14 @@ def check_decisions(demo: Demo, where: str, model: str | None = None) -> dict[st
     controller = LookaheadController(guide_from_model(str(model)), sincos=sincos, late=late)
     states = _states_before(demo, {u - 1 for u in log.intended}, sincos)
     index = np.asarray(demo.arrays["update_index"])
+    row_of = {int(u): r for r, u in enumerate(index)}  # each update's (last) row
     keys = np.asarray(demo.arrays["keys"])
     body = np.asarray(demo.arrays["state"])
     equal, first = 0, None
     for i, (u, depth, mask) in enumerate(zip(log.intended, log.depth, log.mask, strict=True)):
-        rows = np.flatnonzero(index == u - 1)
         if u - 1 not in states:
             raise UserInputError(f"{where}: decision {i} is for update {u}, before the session's first")
-        row = int(rows[-1]) if len(rows) else len(index) - 1  # past the end: the last update's
+        row = row_of.get(u - 1, len(index) - 1)  # past the end: the last update's
         held = int(keys[row])
         snap = None if depth == PLAIN_FROM_STATE else states[u - 1]
         again = controller.decide(snap, held, body[row] if snap is None else None, depth=depth)

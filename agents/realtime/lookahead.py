@@ -46,8 +46,8 @@ class LookaheadController:
         self.short_of_time = 0  # decisions the plain policy made because the keys were almost due
         # How the last decision was made: the rollouts' depth in decisions (fewer than horizon
         # when the keys were due first or every rollout had ended), PLAIN_FROM_SNAPSHOT or
-        # PLAIN_FROM_STATE. With the
-        # decision's state it fixes the decision: decide(..., depth=last_depth) repeats it.
+        # PLAIN_FROM_STATE. With the decision's state it fixes the decision:
+        # decide(..., depth=last_depth) repeats it.
         self.last_depth = PLAIN_FROM_SNAPSHOT
 
     @property

@@ -266,11 +266,12 @@ class ActsInProcess:
         return super()._setup_learn(*args, **kwargs)  # type: ignore[misc]
 
     def _sample_action(self, learning_starts: int, action_noise: Any = None, n_envs: int = 1) -> Any:
-        due = self._synced_at is None or self._n_updates - self._synced_at >= self.actor_sync
-        if self.act_before_learning and self.num_timesteps < learning_starts:
-            due = self._sent_rate != self.exploration_rate  # no updates yet: the weights are the loaded ones
-        elif self.num_timesteps < learning_starts:
-            due = False
+        if self.num_timesteps < learning_starts:
+            # Only a resumed model acts before it learns; its weights are the loaded ones, sent
+            # again only when the exploration rate changes.
+            due = self.act_before_learning and self._sent_rate != self.exploration_rate
+        else:
+            due = self._synced_at is None or self._n_updates - self._synced_at >= self.actor_sync
         if due:
             state = {k: v.detach().cpu().numpy().copy() for k, v in self.q_net.state_dict().items()}
             self.env.sync(state, self.exploration_rate)

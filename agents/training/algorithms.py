@@ -53,6 +53,17 @@ def options_of(option: str) -> list[str]:
     return [a.name for a in ALGORITHMS.values() if option in {f.name for f in fields(a.options)}]
 
 
+def own_options(table: dict[str, Any]) -> dict[str, Any]:
+    """An ``[algo]`` table as read from a file. A run folder's config.toml from before each
+    algorithm had its own options lists every algorithm's; it keeps the named algorithm's (any
+    other table must name only those, and is returned as it is)."""
+    every = {f.name for a in ALGORITHMS.values() for f in fields(a.options)}
+    if set(table) != every or table.get("name") not in ALGORITHMS:
+        return table
+    own = {f.name for f in fields(algorithm(table["name"]).options)}
+    return {k: v for k, v in table.items() if k in own}
+
+
 def algo_class(name: str) -> Any:
     """The stable-baselines3 class of an algorithm (imported when first needed)."""
     a = algorithm(name)

@@ -21,7 +21,7 @@ import numpy as np
 import tomli_w
 from pydantic import Field, TypeAdapter, ValidationError
 
-from agents.training.algorithms import ALGORITHMS, algorithm, options_of
+from agents.training.algorithms import ALGORITHMS, algorithm, options_of, own_options
 from agents.training.algos.base import option
 from agents.training.algos.ppo import PPOOptions
 from sim_env import MAX_ENVS
@@ -239,25 +239,24 @@ _MOVED = {"num_envs": "batch", "num_threads": "batch", "vectorized": "batch"}
 def _one_line(exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = [str(x) for x in err["loc"]]
+    section_only = len(loc) == 1
+    # [algo] is a union tagged by its name: ("algo", "pddqn", "option") names algo.option
+    tag = loc.pop(1) if loc[0] == "algo" and len(loc) >= 2 and loc[1] in ALGORITHMS else None
     if err["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
-        if len(loc) == 1:
+        if section_only:
             return f"unknown config section [{loc[0]}]; sections: {', '.join(_SECTIONS)}"
-        if loc[0] == "algo" and len(loc) == 3 and options_of(loc[2]):  # ("algo", its name, the option)
-            owners = options_of(loc[2])
+        owners = options_of(loc[-1]) if tag else []
+        if owners:
             listed = ", ".join(owners[:-1]) + " and " + owners[-1] if len(owners) > 1 else owners[0]
             return (
-                f"algo.{loc[2]} is an option of {listed}, not of {loc[1]}; "
-                f"`qwop train --algo {loc[1]} --print-config` lists its options"
+                f"algo.{loc[-1]} is an option of {listed}, not of {tag}; "
+                f"`qwop train --algo {tag} --print-config` lists its options"
             )
-        if loc[0] == "algo" and len(loc) == 3:
-            loc = ["algo", loc[2]]
         where, key = ".".join(loc[:-1]), loc[-1]
         moved = f" ({key} is in [{_MOVED[key]}] now)" if where == "env" and key in _MOVED else ""
         return f"{where}: unknown parameter {key!r}{moved}; `qwop train --print-config` lists every parameter"
     msg = err["msg"].removeprefix("Value error, ")
     where = ".".join(loc) or "config"
-    if loc[:1] == ["algo"] and len(loc) >= 2 and loc[1] in ALGORITHMS:
-        where = ".".join(["algo", *loc[2:]])  # not the union's tag
     if err["type"] == "value_error":
         return f"[{where}]: {msg}"
     return f"{where}: {msg}, got {err.get('input')!r}"
@@ -320,7 +319,8 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UserInputError(f"{p} is not valid TOML (UTF-8): {exc}") from exc
         _paths_relative_to(data, p.parent)
-        _one_algorithms_options(data)
+        if isinstance(data.get("algo"), dict):
+            data["algo"] = own_options(data["algo"])
     over: dict[str, dict[str, Any]] = {}
     for item in overrides or []:
         section, name, value = parse_override(item)
@@ -341,16 +341,6 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
     cfg = from_dict(data)
     cfg.validate()
     return cfg
-
-
-def _one_algorithms_options(data: dict[str, Any]) -> None:
-    """A run folder's config.toml from before each algorithm had its own options lists every
-    algorithm's; it keeps the named algorithm's (any other file must name only those)."""
-    table = data.get("algo")
-    every = {f.name for a in ALGORITHMS.values() for f in fields(a.options)}
-    if isinstance(table, dict) and set(table) == every and table.get("name") in ALGORITHMS:
-        own = {f.name for f in fields(algorithm(table["name"]).options)}
-        data["algo"] = {k: v for k, v in table.items() if k in own}
 
 
 # Files a config file names are relative to that file, so that a recipe finds them (and its

@@ -445,3 +445,22 @@ def test_each_algorithm_builds_from_its_own_options(tmp_path) -> None:
         other = next(o for a in ALGORITHMS.values() for o in (f.name for f in fields(a.options)) if o not in mine)
         with pytest.raises(UserInputError, match=f"algo.{other} is an option of .*, not of {name}"):
             load_config(None, [f'algo.name="{name}"', f"algo.{other}=1"])
+
+
+def test_an_old_run_config_listing_every_algorithms_options_still_loads(tmp_path) -> None:
+    from dataclasses import fields
+
+    import tomli_w
+
+    from agents.training.algorithms import ALGORITHMS
+    from agents.training.config import load_config
+    from sim_env.errors import UserInputError
+
+    every = {f.name: f.default for a in ALGORITHMS.values() for f in fields(a.options)}
+    old = tmp_path / "config.toml"
+    old.write_text(tomli_w.dumps({"algo": {**every, "name": "pddqn", "buffer_size": 1234}}))
+    assert load_config(old).algo.buffer_size == 1234
+    some = tmp_path / "some.toml"  # not every option: the named algorithm's only, as any file
+    some.write_text(tomli_w.dumps({"algo": {"name": "pddqn", "n_steps": 64}}))
+    with pytest.raises(UserInputError, match=r"algo\.n_steps is an option of ppo and a2c, not of pddqn"):
+        load_config(some)
