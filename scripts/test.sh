@@ -23,6 +23,7 @@ echo "== benchmark smoke runs"
 "$PY" -m agents.bench.browser --quick
 "$PY" -m agents.bench.search --quick
 "$PY" -m agents.bench.search --quick --guide
+"$PY" -m agents.bench.policy_labels --quick
 "$PY" -m agents.bench.realtime --quick   # one run idle, one with a busy core, in the simulator's page
 ttr=$(mktemp -d)  # the record recipe as it trains: actor and learner side by side, 12 s
 "$PY" -m agents.bench.learning --to-record --minutes 0.2 --config agents/recipes/record.toml --out "$ttr"

@@ -36,9 +36,6 @@ def search_config(guide: str, seed: int = 0, settings: Sequence[str] = ()) -> Pl
     tries may fill the beam of 8, one beam throughout, the guide's decisions as tries), with
     ``NAME=VALUE`` settings on top (``per_parent=2 refine_beam=128 fine_after=50000000
     fine_try_updates=2`` is the search ``qwop search --guide`` runs now)."""
-    for item in settings:
-        if item.partition("=")[0] in ("guide", "guide_sha256", "seed"):
-            raise UserInputError(f"--set {item!r}: the guide is the model argument and the seed --seed")
     return with_settings(guided_config(guide, seed=seed, per_parent=0, refine_beam=0, fine_after=0), list(settings))
 
 

@@ -116,6 +116,10 @@ def guided_config(guide: str, **settings: Any) -> PlannerConfig:
     return PlannerConfig(guide=guide, **{**base, **settings})
 
 
+# Fields a command sets from options of its own, which a --set would silently override.
+_OWN_OPTIONS = {"seed": "--seed", "guide": "--guide (or the model argument)", "guide_sha256": "the guide's file"}
+
+
 def with_settings(config: PlannerConfig, settings: list[str]) -> PlannerConfig:
     """``config`` with ``NAME=VALUE`` settings (PlannerConfig fields, values of the field's
     type), checked; a UserInputError names what is wrong, as the ``--set`` of the commands
@@ -126,6 +130,8 @@ def with_settings(config: PlannerConfig, settings: list[str]) -> PlannerConfig:
     changes: dict[str, Any] = {}
     for item in settings:
         name, sep, value = item.partition("=")
+        if name in _OWN_OPTIONS:
+            raise UserInputError(f"--set {item!r}: {name} is set by {_OWN_OPTIONS[name]}, not by --set")
         if not sep or name not in types:
             raise UserInputError(f"--set {item!r}: settings are NAME=VALUE with NAME one of {', '.join(sorted(types))}")
         try:

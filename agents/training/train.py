@@ -158,6 +158,16 @@ def _train_in(
                 model.learning_starts = model.num_timesteps + model.buffer_size
                 model.act_before_learning = True
                 log(f"no replay buffer beside {resume}: the model acts {model.buffer_size:,} steps before it learns")
+        if (
+            getattr(model, "act_before_learning", False)
+            and not isinstance(model, ActsInProcess)
+            and model.num_timesteps < model.learning_starts
+        ):
+            # Saved while a resumed model acted before learning: only the actor process acts
+            # with the model's weights then; SB3 alone would act at random until learning starts.
+            model.learning_starts = cfg.algo.learning_starts
+            model.act_before_learning = False
+            log(f"{resume} was saved before it learnt; without the actor process it learns from now on")
         if hasattr(env, "rnd"):
             env.steps = model.num_timesteps  # the bonus's schedule goes on (its networks start afresh)
         log(f"resumed from {resume} at {model.num_timesteps} steps")

@@ -185,3 +185,14 @@ def test_a_model_resumed_without_its_buffer_acts_until_the_buffer_is_full(tmp_pa
     assert model._n_updates == before  # 2,400 steps acted, none learnt from
     learnt = train(load_config(None, [*sets, 'run.name="learnt"', "run.steps=7000"]), resume=first["model"], log=print)
     assert load_model(learnt["model"])[0]._n_updates > before
+    # Saved while it acted, and resumed without the actor process: SB3 would act at random until
+    # the raised learning_starts; it learns from the configured one instead.
+    lines.clear()
+    plain = train(
+        load_config(None, [*sets, 'run.name="plain"', "run.steps=800", "batch.async_actor=false"]),
+        resume=acting["model"],
+        log=lines.append,
+    )
+    assert any("without the actor process it learns from now on" in s for s in lines), lines
+    model = load_model(plain["model"])[0]
+    assert model.learning_starts == 400 and model._n_updates > before

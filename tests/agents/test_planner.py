@@ -164,7 +164,13 @@ def test_planner_settings_by_name() -> None:
 
     cfg = with_settings(PlannerConfig(), ["lookahead=25", "refine=0.5", "action_set=full"])
     assert (cfg.lookahead, cfg.refine, cfg.action_set) == (25, 0.5, "full")
-    for bad, says in (("beem=3", "NAME=VALUE"), ("beam=x", "takes a whole number"), ("beam=0", "at least 1")):
+    for bad, says in (
+        ("beem=3", "NAME=VALUE"),
+        ("beam=x", "takes a whole number"),
+        ("beam=0", "at least 1"),
+        ("seed=3", "set by --seed"),  # not overridden silently: --seed is the one way
+        ("guide=m.zip", "set by --guide"),
+    ):
         with pytest.raises(ValueError, match=says):
             with_settings(PlannerConfig(), [bad])
 

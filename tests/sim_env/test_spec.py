@@ -96,8 +96,10 @@ def test_the_episode_options_are_declared_once() -> None:
     for make in (EnvConfig, sim_env.EpisodeOptions, lambda **kw: sim_env.BatchSim(1, **kw)):
         with pytest.raises(ValueError, match=rf"^frame_skip must be an int >= {least}, got {least - 1}$"):
             make(frame_skip=least - 1)
-        with pytest.raises(ValueError, match=r"^time_limit must be a finite number of game seconds above 0$"):
+        with pytest.raises(ValueError, match=r"^time_limit must be a finite number of game seconds above 0, got 0$"):
             make(time_limit=opts["time_limit"]["min"])
+        with pytest.raises(ValueError, match=r", got -2.5$"):
+            make(time_limit=-2.5)
     with pytest.raises(TypeError, match="not both"):
         sim_env.BatchSim(1, options=sim_env.EpisodeOptions(), frame_skip=2)
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -11,8 +12,10 @@ namespace qwop {
 
 int max_updates_for(double time_limit_s) {
   if (!(time_limit_s > kMinTimeLimitS) || !std::isfinite(time_limit_s)) {
+    char got[32];
+    std::snprintf(got, sizeof(got), "%g", time_limit_s);
     throw std::invalid_argument("time_limit must be a finite number of game seconds above " +
-                                std::to_string(static_cast<int>(kMinTimeLimitS)));
+                                std::to_string(static_cast<int>(kMinTimeLimitS)) + ", got " + got);
   }
   return static_cast<int>(std::ceil(time_limit_s * kUpdatesPerSecond - 1e-9));
 }

@@ -1,0 +1,173 @@
+"""Benchmark of on-policy expert labels: how far a policy is from its rollout policy, and whether
+fine-tuning it on the rollout policy's labels, on its own states, brings it closer.
+
+    python -m agents.bench.policy_labels [MODEL] [--games 64] [--lookahead 30] [--fit margin:3e-5 advantage:3e-5]
+    python -m agents.bench.policy_labels --quick        # a smoke run (CI)
+
+Two sets of games from noisy starts, driven by the model (with chance ``--mix`` a decision
+takes the label instead), labelled by the rollout policy over it
+(``agents.search.policy_labels``): one to learn from, one held out (another seed). For the
+model as it is and for each fit, the table gives how often its greedy action is the label,
+the rollout metres it loses per decision against the best action (regret, on the held-out
+states), its run from the standard start and its noisy starts (``--episodes``, simulator).
+A fit is ``LOSS:LEARNING_RATE``: ``margin`` is DQfD's large-margin loss on the label (margin
+0.1), ``advantage`` regresses the Q-values' advantages on half the rollouts' (scaled to the
+Q-values' spread) and half the model's own; both hold the mean Q-value where it was. Each fit
+starts from the model, ``--epochs`` epochs of Adam, one torch thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.search.guided_rollouts import guide_from_sb3
+from agents.search.policy_labels import PolicyLabels, label_policy_states
+from agents.shipped import PRETRAINED
+from agents.training.evaluate import evaluate_policy_sim
+from agents.training.model_files import load_model
+from agents.usage import OneLineParser
+from sim_env.errors import UserInputError
+
+MARGIN = 0.1  # DQfD's margin, about the Q-values' median gap between the two best actions here
+ADVANTAGE_SHARE = 0.5  # the rollouts' share of the advantage target; the rest is the model's own
+ADVANTAGE_CLIP_M = 3.0  # rollout advantages beyond this many metres (falls) count as this many
+
+
+def fit(model: Any, data: PolicyLabels, loss: str, learning_rate: float, epochs: int, seed: int = 0) -> list[float]:
+    """Fine-tune ``model``'s Q-network on ``data`` (see the module's docstring); the mean loss per epoch."""
+    import torch
+
+    from agents.methods.imitation import _logits
+
+    torch.set_num_threads(1)
+    x = torch.as_tensor(data.obs)
+    y = torch.as_tensor(data.labels)
+    with torch.no_grad():
+        q0 = _logits(model, x).double()
+    v = torch.as_tensor(data.values)
+    va = (v - v.mean(1, keepdim=True)).clamp(-ADVANTAGE_CLIP_M, ADVANTAGE_CLIP_M)
+    q0a = q0 - q0.mean(1, keepdim=True)
+    scale = float(q0a.std() / va.std().clamp_min(1e-9))
+    target = ((1 - ADVANTAGE_SHARE) * q0a + ADVANTAGE_SHARE * scale * va).float()
+    q0_mean = q0.mean(1).float()
+    opt = torch.optim.Adam([p for p in model.policy.parameters() if p.requires_grad], lr=learning_rate)
+    gen = torch.Generator().manual_seed(seed)
+    model.policy.set_training_mode(True)
+    curve = []
+    for _ in range(epochs):
+        perm = torch.randperm(len(x), generator=gen)
+        total = 0.0
+        for i in range(0, len(x), 256):
+            idx = perm[i : i + 256]
+            q = _logits(model, x[idx])
+            if loss == "margin":
+                bump = torch.full_like(q, MARGIN).scatter_(1, y[idx, None], 0.0)
+                main = ((q + bump).max(dim=1).values - q.gather(1, y[idx, None])[:, 0]).mean()
+            else:
+                main = ((q - q.mean(1, keepdim=True) - target[idx]) ** 2).mean()
+            hold = ((q.mean(1) - q0_mean[idx]) ** 2).mean()
+            opt.zero_grad()
+            (main + hold).backward()
+            opt.step()
+            total += float(main.detach()) * len(idx)
+        curve.append(total / len(x))
+    model.policy.set_training_mode(False)
+    if hasattr(model, "q_net_target"):
+        model.q_net_target.load_state_dict(model.q_net.state_dict())
+    return curve
+
+
+def judge(model: Any, env: dict[str, Any], train: PolicyLabels, held: PolicyLabels, episodes: int) -> dict[str, Any]:
+    guide = guide_from_sb3(model, env)
+    chosen = guide.act_obs(held.obs)
+    start = evaluate_policy_sim(model, env, episodes=1, num_envs=1, start_noise_updates=0)
+    noisy = evaluate_policy_sim(model, env, episodes=episodes, num_envs=min(32, episodes), seed=100)
+    return {
+        "agrees_train": float(np.mean(guide.act_obs(train.obs) == train.labels)),
+        "agrees_held_out": float(np.mean(chosen == held.labels)),
+        "regret_m": held.regret_m(chosen),
+        "from_start_s": start["best_finish_time_s"],
+        "noisy_finished": noisy["success_rate"],
+        "noisy_median_s": noisy["median_finish_time_s"],
+    }
+
+
+def _fit_spec(text: str) -> tuple[str, float]:
+    loss, _, lr = text.partition(":")
+    try:
+        rate = float(lr)
+    except ValueError:
+        rate = -1.0
+    if loss not in ("margin", "advantage") or not 0.0 < rate < 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a fit is margin:RATE or advantage:RATE, RATE in (0, 1)")
+    return loss, rate
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = OneLineParser(prog="python -m agents.bench.policy_labels", description=__doc__.split("\n\n")[0])
+    ap.add_argument("model", nargs="?", default=str(PRETRAINED))
+    ap.add_argument("--games", type=int, default=64, help="games to learn from (half as many are held out)")
+    ap.add_argument("--lookahead", type=int, default=30, help="decisions of each rollout")
+    ap.add_argument("--mix", type=float, default=0.0, help="chance a game takes the label, not the model's action")
+    ap.add_argument("--fit", type=_fit_spec, nargs="*", default=[("margin", 3e-5), ("advantage", 3e-5)])
+    ap.add_argument("--epochs", type=int, default=100)
+    ap.add_argument("--episodes", type=int, default=128, help="noisy starts each model is judged on")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="a smoke run: 4 games, lookahead 3, 2 epochs")
+    ap.add_argument("--out", help="also write the rows as JSON to this new file")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.games, args.lookahead, args.epochs, args.episodes = 4, 3, 2, 4
+    if min(args.games, args.lookahead, args.epochs, args.episodes, args.threads) < 1:
+        raise UserInputError("--games, --lookahead, --epochs, --episodes and --threads must be at least 1")
+    if args.out and Path(args.out).exists():
+        raise UserInputError(f"{args.out} exists; choose another --out (nothing is overwritten)")
+    model, info = load_model(args.model)
+    env = info["env"]
+    guide = guide_from_sb3(model, env, args.model)
+    sets = []
+    for games, seed in ((args.games, 0), (max(1, args.games // 2), 1)):
+        print(f"labelling the states of {games} games (lookahead {args.lookahead}, seed {seed}) ...", flush=True)
+        sets.append(label_policy_states(guide, guide, games, args.lookahead, args.mix, seed=seed, threads=args.threads))
+    train, held = sets
+    print(f"{len(train.labels):,} states to learn from, {len(held.labels):,} held out")
+    rows = [{"model": "as it is", **judge(model, env, train, held, args.episodes)}]
+    for loss, rate in args.fit:
+        tuned, _ = load_model(args.model)
+        curve = fit(tuned, train, loss, rate, args.epochs)
+        rows.append(
+            {
+                "model": f"{loss} {rate:g}",
+                "loss": [curve[0], curve[-1]],
+                **judge(tuned, env, train, held, args.episodes),
+            }
+        )
+        print(f"fitted {loss} {rate:g}: loss {curve[0]:.4f} -> {curve[-1]:.4f}", flush=True)
+    head = ("model", "agrees (learnt)", "agrees (held out)", "regret m/decision", "from the start", "noisy finished")
+    print("| " + " | ".join(head) + " | noisy median |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        start = "fell" if r["from_start_s"] is None else f"{r['from_start_s']:.2f} s"
+        med = "-" if r["noisy_median_s"] is None else f"{r['noisy_median_s']:.2f} s"
+        print(
+            f"| {r['model']} | {r['agrees_train']:.1%} | {r['agrees_held_out']:.1%} | {r['regret_m']:.3f} | {start} "
+            f"| {r['noisy_finished']:.1%} | {med} |"
+        )
+    if args.out:
+        from sim_env.files import write_json
+
+        write_json(
+            args.out,
+            {"model": args.model, "games": args.games, "lookahead": args.lookahead, "mix": args.mix, "rows": rows},
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    from agents.exits import user_errors_in_one_line
+
+    raise SystemExit(user_errors_in_one_line(main))
