@@ -48,7 +48,7 @@ def replay_browser(
     from browser_env.watch import Watch
 
     if video is not None:
-        _video_kind(video)
+        video_kind(video)
     with BrowserGame(game, backend=backend, headless=not show) as g:
         bar = tqdm(total=int((np.asarray(demo.events) < 16).sum()), desc="replaying in the browser", unit=" updates")
         if show or video is not None:
@@ -68,7 +68,8 @@ def replay_browser(
     return out, first_divergence(demo.trace(), out)
 
 
-def _video_kind(path: str | Path) -> str:
+def video_kind(path: str | Path) -> str:
+    """``.gif`` or ``.mp4``, from a video path that is new and in a writable folder; else a UserInputError."""
     suffix = Path(path).suffix.lower()
     if suffix not in (".gif", ".mp4"):
         raise UserInputError(f"the video must end in .gif or .mp4, got {Path(path).name}")
@@ -79,7 +80,7 @@ def _video_kind(path: str | Path) -> str:
 def write_frames(frames: Any, path: str | Path, fps: float, labels: list[str] | None = None) -> Path:
     """RGB frames (all one size) as a GIF or an MP4 that plays at ``fps``."""
     path = Path(path)
-    if _video_kind(path) == ".gif":
+    if video_kind(path) == ".gif":
         return save_gif(list(frames), str(path), fps=fps, labels=labels)
     try:
         import imageio_ffmpeg
@@ -109,7 +110,7 @@ def write_video(demo: Demo, path: str | Path, fps: int = UPDATES_PER_SECOND, eve
     showing progress while drawing. The last update is always drawn: a run's end is its point."""
     from tqdm import tqdm
 
-    _video_kind(path)
+    video_kind(path)
     a = demo.arrays
     n = len(a["state"])
     rows = list(range(0, n, every))
@@ -153,7 +154,7 @@ def main_replay(
     if show and not browser:
         raise UserInputError("--show plays the replay in a visible browser window: add --browser")
     if video:
-        _video_kind(video)
+        video_kind(video)
     demo = load_demo(file)
     n = len(demo.events)
     status = 0

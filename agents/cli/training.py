@@ -108,6 +108,11 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--out", help="a new folder for every episode's trace and report.json")
     p.add_argument("--gif", help="write a GIF of the best episode")
     p.add_argument(
+        "--video",
+        help="write the best episode as the original draws it (.gif or .mp4): its session replayed in the "
+        "original lock-step after the runs, the canvas captured every 2 updates",
+    )
+    p.add_argument(
         "--check",
         metavar="TRACE",
         help="make every decision of a trace qwop play wrote again, offline, from its states (with the "
@@ -258,6 +263,8 @@ def _play(args: argparse.Namespace) -> int:
 
     if args.check:
         return main_check(args.check, args.model)
-    if args.sim and (args.game or args.show):
-        raise UserInputError("--game and --show are for the browser; --sim plays in the simulator")
+    if args.sim and (args.game or args.show or args.video):
+        raise UserInputError(
+            "--game, --show and --video are for the browser; --sim plays in the simulator (--gif draws it)"
+        )
     return main_play(args, PRETRAINED)

@@ -37,7 +37,7 @@ from browser_env.predicted import PredictedPlay
 from browser_env.priority import RealtimePriority
 from demos.format import Demo, load_demo
 from demos.record import session_arrays
-from demos.replay import replay_sim
+from demos.replay import replay_browser, replay_sim, video_kind
 from sim_env.errors import UserInputError
 from sim_env.files import check_out_folders, check_writable, write_text
 
@@ -209,6 +209,8 @@ def main_play(args: Any, default_model: Path) -> int:
     """The ``qwop play`` command (arguments as parsed by ``agents.cli``)."""
     model = str(check_model_file(args.model or default_model))
     check_out_folders(args.trace, args.gif)
+    if getattr(args, "video", None):
+        video_kind(args.video)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None and out_dir.exists() and any(out_dir.iterdir()):
         raise UserInputError(f"{out_dir} exists and is not empty; choose a new folder for --out")
@@ -306,6 +308,8 @@ def _play_episodes(
         args.trace,
         args.gif,
     )
+    if getattr(args, "video", None) and where == "browser":
+        _canvas_video(best, _episode_meta(best, model, args, label), args)
     if interrupted:
         print(f"interrupted: {len(episodes)} episode(s) reported", file=sys.stderr)
         return 130
@@ -313,6 +317,18 @@ def _play_episodes(
         print(f"stopped early: {gone}; {len(episodes)} episode(s) reported", file=sys.stderr)
         return 2
     return 0
+
+
+def _canvas_video(best: PlayedEpisode, meta: dict[str, Any], args: Any) -> None:
+    """The best episode's session replayed in the original lock-step, its canvas captured: the
+    picture of the run as played, made after the runs so that capturing cannot make keys late."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = save_browser_recording(best.records, best.initial, Path(tmp) / "best.npz", meta, best.initial_score_time)
+        _, div = replay_browser(load_demo(path), args.game, args.backend, video=args.video)
+    if div is not None:
+        print(f"warning: the replay drawn differs from the run ({div})", file=sys.stderr)
 
 
 def main_check(trace: str, model: str | None) -> int:

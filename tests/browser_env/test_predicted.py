@@ -176,7 +176,9 @@ def test_qwop_play_in_the_simulator(tmp_path: Path) -> None:
 
 
 def test_qwop_play_bad_input(tmp_path: Path) -> None:
-    one_line_error(qwop("play", "--sim", "--game", str(tmp_path)), "--game and --show are for the browser")
+    one_line_error(qwop("play", "--sim", "--game", str(tmp_path)), "--game, --show and --video are for the browser")
+    one_line_error(qwop("play", "--sim", "--video", str(tmp_path / "v.gif")), "are for the browser")
+    one_line_error(qwop("play", "--video", str(tmp_path / "v.avi")), "must end in .gif or .mp4")
     one_line_error(qwop("play", "--sim", "--late", "2"), "late")
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")

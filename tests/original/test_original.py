@@ -244,6 +244,28 @@ def test_realtime_eval_trace_replays_exactly(tmp_path: Path) -> None:
     assert out["game_ended"][-1] or out["score_time"][-1] == pytest.approx(12.0, abs=0.5)
 
 
+def test_play_video_is_the_original_canvas_of_the_best_run(tmp_path: Path) -> None:
+    """``qwop play --video``: the best episode replayed in the original and its canvas captured."""
+    from PIL import Image
+
+    from demos.format import load_demo
+    from tests.clitools import qwop
+
+    video = tmp_path / "best.gif"
+    p = qwop("play", "--time-limit", "3", "--video", str(video), "--trace", str(tmp_path / "best.npz"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "the original's canvas" in p.stdout and "differs" not in p.stderr
+    demo_updates = int((np.asarray(load_demo(tmp_path / "best.npz").events) < 16).sum())
+    with Image.open(video) as gif:
+        assert len(set(gif.convert("RGB").getdata())) > 16  # a picture, not a blank canvas
+        shown_ms = 0
+        for i in range(gif.n_frames):  # a GIF writes a picture that did not change as one frame
+            gif.seek(i)
+            shown_ms += gif.info["duration"]
+    # every second update of the session and its end, at the game's 30 updates per second
+    assert shown_ms == pytest.approx(demo_updates / 30 * 1000, abs=150)
+
+
 RECORDS = sorted((REPO / "agents" / "records").glob("*.npz"))
 
 
