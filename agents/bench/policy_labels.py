@@ -38,10 +38,11 @@ ADVANTAGE_CLIP_M = 3.0  # rollout advantages beyond this many metres (falls) cou
 
 
 def fit(model: Any, data: PolicyLabels, loss: str, learning_rate: float, epochs: int, seed: int = 0) -> list[float]:
-    """Fine-tune ``model``'s Q-network on ``data`` (see the module's docstring); the mean loss per epoch."""
+    """Fine-tune ``model``'s Q-network on ``data`` (see the module's docstring); the mean loss per
+    epoch, the term that holds the mean Q-value included."""
     import torch
 
-    from agents.methods.imitation import _logits
+    from agents.methods.imitation import _logits, minibatch_fit
 
     torch.set_num_threads(1)
     x = torch.as_tensor(data.obs)
@@ -54,28 +55,17 @@ def fit(model: Any, data: PolicyLabels, loss: str, learning_rate: float, epochs:
     scale = float(q0a.std() / va.std().clamp_min(1e-9))
     target = ((1 - ADVANTAGE_SHARE) * q0a + ADVANTAGE_SHARE * scale * va).float()
     q0_mean = q0.mean(1).float()
-    opt = torch.optim.Adam([p for p in model.policy.parameters() if p.requires_grad], lr=learning_rate)
-    gen = torch.Generator().manual_seed(seed)
-    model.policy.set_training_mode(True)
-    curve = []
-    for _ in range(epochs):
-        perm = torch.randperm(len(x), generator=gen)
-        total = 0.0
-        for i in range(0, len(x), 256):
-            idx = perm[i : i + 256]
-            q = _logits(model, x[idx])
-            if loss == "margin":
-                bump = torch.full_like(q, MARGIN).scatter_(1, y[idx, None], 0.0)
-                main = ((q + bump).max(dim=1).values - q.gather(1, y[idx, None])[:, 0]).mean()
-            else:
-                main = ((q - q.mean(1, keepdim=True) - target[idx]) ** 2).mean()
-            hold = ((q.mean(1) - q0_mean[idx]) ** 2).mean()
-            opt.zero_grad()
-            (main + hold).backward()
-            opt.step()
-            total += float(main.detach()) * len(idx)
-        curve.append(total / len(x))
-    model.policy.set_training_mode(False)
+
+    def batch_loss(idx: torch.Tensor) -> torch.Tensor:
+        q = _logits(model, x[idx])
+        if loss == "margin":
+            bump = torch.full_like(q, MARGIN).scatter_(1, y[idx, None], 0.0)
+            main = ((q + bump).max(dim=1).values - q.gather(1, y[idx, None])[:, 0]).mean()
+        else:
+            main = ((q - q.mean(1, keepdim=True) - target[idx]) ** 2).mean()
+        return main + ((q.mean(1) - q0_mean[idx]) ** 2).mean()
+
+    curve = minibatch_fit(model, len(x), batch_loss, epochs, learning_rate, seed=seed)
     if hasattr(model, "q_net_target"):
         model.q_net_target.load_state_dict(model.q_net.state_dict())
     return curve

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from agents.methods.imitation import _logits
+from agents.methods.imitation import _logits, minibatch_fit
 
 
 def action_probs(model: Any, obs: np.ndarray, temperature: float = 0.01) -> np.ndarray:
@@ -63,25 +63,11 @@ def fit(
     """KL(teacher || student) by Adam on the student's policy; the mean KL of each epoch."""
     x = torch.as_tensor(obs, dtype=torch.float32, device=student.device)
     p = torch.as_tensor(probs, dtype=torch.float32, device=student.device)
-    params = [q for q in student.policy.parameters() if q.requires_grad]
-    opt = torch.optim.Adam(params, lr=learning_rate)
-    gen = torch.Generator().manual_seed(seed)
-    student.policy.set_training_mode(True)
-    losses = []
-    for _ in range(epochs):
-        perm = torch.randperm(len(x), generator=gen)
-        total = 0.0
-        for i in range(0, len(x), batch_size):
-            idx = perm[i : i + batch_size]
-            log_q = torch.log_softmax(_logits(student, x[idx]), dim=1)
-            loss = functional.kl_div(log_q, p[idx], reduction="batchmean")
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-        losses.append(total / len(x))
-    student.policy.set_training_mode(False)
-    return losses
+
+    def kl(idx: torch.Tensor) -> torch.Tensor:
+        return functional.kl_div(torch.log_softmax(_logits(student, x[idx]), dim=1), p[idx], reduction="batchmean")
+
+    return minibatch_fit(student, len(x), kl, epochs, learning_rate, batch_size, seed)
 
 
 def agreement(student: Any, obs: np.ndarray, probs: np.ndarray) -> float:

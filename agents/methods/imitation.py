@@ -34,6 +34,38 @@ def _logits(model: Any, obs: torch.Tensor) -> torch.Tensor:
     return dist.distribution.logits
 
 
+def minibatch_fit(
+    model: Any,
+    rows: int,
+    loss_of: Any,
+    epochs: int,
+    learning_rate: float,
+    batch_size: int = 256,
+    seed: int = 0,
+) -> list[float]:
+    """Adam on ``model``'s policy over ``epochs`` seeded shuffles of ``rows`` rows, a step per
+    batch of ``batch_size`` (``loss_of(indices)``: the batch's loss tensor); the policy is left in
+    evaluation mode. Returns each epoch's mean loss. The same seed gives the same steps."""
+    params = [p for p in model.policy.parameters() if p.requires_grad]
+    opt = torch.optim.Adam(params, lr=learning_rate)
+    gen = torch.Generator().manual_seed(seed)
+    losses = []
+    model.policy.set_training_mode(True)
+    for _ in range(epochs):
+        perm = torch.randperm(rows, generator=gen).to(model.device)
+        total = 0.0
+        for i in range(0, rows, batch_size):
+            idx = perm[i : i + batch_size]
+            loss = loss_of(idx)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        losses.append(total / rows)
+    model.policy.set_training_mode(False)
+    return losses
+
+
 def pretrain_bc(
     model: Any, data: DemoDataset, epochs: int = 10, learning_rate: float = 1e-3, batch_size: int = 256, seed: int = 0
 ) -> list[float]:
@@ -52,24 +84,15 @@ def pretrain_bc(
     device = model.device
     obs = torch.as_tensor(data.obs, device=device)
     act = torch.as_tensor(data.actions, device=device, dtype=torch.long)
-    params = [p for p in model.policy.parameters() if p.requires_grad]
-    opt = torch.optim.Adam(params, lr=learning_rate)
-    gen = torch.Generator().manual_seed(seed)
-    losses = []
-    model.policy.set_training_mode(True)
-    for _ in range(epochs):
-        perm = torch.randperm(len(obs), generator=gen).to(device)
-        total, count = 0.0, 0
-        for i in range(0, len(obs), batch_size):
-            idx = perm[i : i + batch_size]
-            loss = torch.nn.functional.cross_entropy(_logits(model, obs[idx]), act[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-            count += len(idx)
-        losses.append(total / count)
-    model.policy.set_training_mode(False)
+    losses = minibatch_fit(
+        model,
+        len(obs),
+        lambda idx: torch.nn.functional.cross_entropy(_logits(model, obs[idx]), act[idx]),
+        epochs,
+        learning_rate,
+        batch_size,
+        seed,
+    )
     if hasattr(model, "q_net_target") and hasattr(model, "q_net"):
         model.q_net_target.load_state_dict(model.q_net.state_dict())
     if hasattr(model, "quantile_net_target") and hasattr(model, "quantile_net"):
