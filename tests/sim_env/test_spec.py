@@ -102,8 +102,11 @@ def test_the_episode_options_are_declared_once() -> None:
             make(time_limit=-2.5)
     with pytest.raises(TypeError, match="not both"):
         sim_env.BatchSim(1, options=sim_env.EpisodeOptions(), frame_skip=2)
-
-
+    # a misspelt option is named in one line (pybind's own message lists signatures)
+    with pytest.raises(
+        TypeError, match=r"^unknown option frameskip; the options are frame_skip, time_limit, frame_stack, weights$"
+    ):
+        sim_env.BatchSim(1, frameskip=2)
 
 
 def test_an_env_takes_its_config_whole_or_as_keywords() -> None:

@@ -1,5 +1,7 @@
 // Python bindings of the env step (Episode, Env) and of the batch (BatchSim): the one env step
 // of episode.h, on one game or on a pool of games.
+#include <algorithm>
+#include <array>
 #include <pybind11/stl.h>
 
 #include <cmath>
@@ -59,10 +61,22 @@ qwop::EpisodeOptions make_options(py::handle frame_skip, py::handle time_limit, 
   return o;
 }
 
+// EpisodeOptions' keywords, in its constructor's order.
+constexpr std::array<const char*, 4> kOptionNames = {"frame_skip", "time_limit", "frame_stack", "weights"};
+
 // The options of a constructor that takes them either whole or as keywords (never both).
 qwop::EpisodeOptions options_from(const std::optional<qwop::EpisodeOptions>& options, const py::kwargs& kw) {
   if (options && !kw.empty()) throw py::type_error("give options or its keywords, not both");
   if (options) return *options;
+  for (const auto& item : kw) {  // pybind's overload message would list signatures over many lines
+    const auto name = py::str(item.first).cast<std::string>();
+    if (std::find_if(kOptionNames.begin(), kOptionNames.end(), [&](const char* n) { return name == n; }) ==
+        kOptionNames.end()) {
+      std::string known;
+      for (const char* n : kOptionNames) known += (known.empty() ? "" : ", ") + std::string(n);
+      throw py::type_error("unknown option " + name + "; the options are " + known);
+    }
+  }
   return py::module_::import("sim_env._core").attr("EpisodeOptions")(**kw).cast<qwop::EpisodeOptions>();
 }
 
@@ -194,9 +208,9 @@ void bind_env(py::module_& m) {
   py::class_<qwop::EpisodeOptions>(m, "EpisodeOptions",
                                    "The options that reach the engine's episode, checked once here (defaults and least "
                                    "values: spec.json). weights: one per reward term (default: the progress profile).")
-      .def(py::init(&make_options), py::arg("frame_skip") = qwop::kDefaultFrameSkip,
-           py::arg("time_limit") = qwop::kDefaultTimeLimitS, py::arg("frame_stack") = qwop::kDefaultFrameStack,
-           py::arg("weights") = py::none())
+      .def(py::init(&make_options), py::arg(kOptionNames[0]) = qwop::kDefaultFrameSkip,
+           py::arg(kOptionNames[1]) = qwop::kDefaultTimeLimitS, py::arg(kOptionNames[2]) = qwop::kDefaultFrameStack,
+           py::arg(kOptionNames[3]) = py::none())
       .def_readonly("frame_skip", &qwop::EpisodeOptions::frame_skip)
       .def_readonly("time_limit", &qwop::EpisodeOptions::time_limit_s)
       .def_readonly("frame_stack", &qwop::EpisodeOptions::frame_stack)
