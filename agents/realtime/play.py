@@ -209,7 +209,7 @@ def main_play(args: Any, default_model: Path) -> int:
     """The ``qwop play`` command (arguments as parsed by ``agents.cli``)."""
     model = str(check_model_file(args.model or default_model))
     check_out_folders(args.trace, args.gif)
-    if getattr(args, "video", None):
+    if args.video:
         video_kind(args.video)
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None and out_dir.exists() and any(out_dir.iterdir()):
@@ -300,16 +300,10 @@ def _play_episodes(
         out_dir.mkdir(parents=True, exist_ok=True)
         write_text(out_dir / "report.json", json.dumps(r, indent=1) + "\n")
         print(f"every episode's trace and report.json are in {out_dir}/")
-    write_trace_and_gif(
-        best.records,
-        best.initial,
-        best.initial_score_time,
-        _episode_meta(best, model, args, label),
-        args.trace,
-        args.gif,
-    )
-    if getattr(args, "video", None) and where == "browser":
-        _canvas_video(best, _episode_meta(best, model, args, label), args)
+    meta = _episode_meta(best, model, args, label)
+    write_trace_and_gif(best.records, best.initial, best.initial_score_time, meta, args.trace, args.gif)
+    if args.video:  # the command refuses --video with --sim
+        _canvas_video(best, meta, args)
     if interrupted:
         print(f"interrupted: {len(episodes)} episode(s) reported", file=sys.stderr)
         return 130

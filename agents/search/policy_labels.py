@@ -6,7 +6,8 @@ each action is tried, followed by ``lookahead`` greedy decisions of the expert p
 planner's rollouts, ``policy_rollouts``), and recorded are: the observation, every action's
 rollout value (metres where the rollout ended; a finish counts as the farthest of the state's
 rollouts plus its lead in time at 3 m/s, a fall 10 m less) and the best action (the rollout
-policy's choice, as ``rollout_rank`` ranks). Every game runs in one ``GameSet`` side by side, on ``threads`` threads.
+policy's choice, as ``rollout_rank`` ranks). Every game runs in one ``GameSet`` side by side,
+on ``threads`` threads.
 """
 
 from __future__ import annotations
@@ -71,9 +72,10 @@ def label_policy_states(
     full = action_masks("full").astype(np.int8)
     tries = np.repeat(learner.masks[:, None], learner.frame_skip, axis=1)
     n_act = len(tries)
-    live = game_after(full[rng.integers(0, 16, int(rng.integers(0, start_noise + 1)))])
-    for _ in range(games - 1):
-        live.add(game_after(full[rng.integers(0, 16, int(rng.integers(0, start_noise + 1)))]).snapshot(0))
+    starts = [game_after(full[rng.integers(0, 16, int(rng.integers(0, start_noise + 1)))]) for _ in range(games)]
+    live = starts[0]
+    for one in starts[1:]:
+        live.add(one.snapshot(0))
     obs, labels, values, own = [], [], [], []
     finished = 0
     for _ in range(MAX_DECISIONS):
