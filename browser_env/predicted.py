@@ -107,6 +107,11 @@ class PlayStats:
         return s[np.isfinite(s)]
 
 
+# What the next decision needs after work done between decisions: following the page's records,
+# the mirror's prediction and committing (a few ms), then sending its keys a millisecond early
+NEXT_MARGIN_S = 0.010
+
+
 class PageStoppedError(BrowserHarnessError):
     """The page stopped sending updates."""
 
@@ -218,9 +223,19 @@ class PredictedPlay:
         ahead = self.point - 1 - self.last_update
         return self._arrival + ahead / UPDATES_PER_SECOND - 0.001
 
-    def act(self, mask: int) -> Decision:
+    def _next_deadline(self) -> float | None:
+        """When the next decision's keys are due if this one's land on time: a frame-skip of
+        updates after the record of the update before this decision's arrived."""
+        if not self.page.paced:
+            return None
+        return self._arrival + self.frame_skip / UPDATES_PER_SECOND - NEXT_MARGIN_S
+
+    def act(self, mask: int, after_send: Callable[[float | None], None] | None = None) -> Decision:
         """Send ``mask`` so that it lands in the update the decision is for; returns where it
-        landed and moves the next decision a frame-skip past it."""
+        landed and moves the next decision a frame-skip past it. ``after_send(deadline)`` is
+        called once the keys are out (or were already held), before waiting to see where they
+        landed: work for the next decision, with ``deadline`` (``time.monotonic()``, None for a
+        page that waits) when its keys are due if these land on time, less ``NEXT_MARGIN_S``."""
         mask = int(mask)
         intended = self.point
         while self.last_update < intended - 1 and not self.done:
@@ -230,8 +245,12 @@ class PredictedPlay:
             return Decision(intended, -1, mask, changed, math.nan)
         if not changed:
             d = Decision(intended, intended, mask, False, math.nan)
+            if after_send is not None:
+                after_send(self._next_deadline())
         else:
             sent = self.page.press(mask)
+            if after_send is not None:
+                after_send(self._next_deadline())
             landed = -1
             # The landing is the first update after the press that ran with all the keys (the
             # page may have run some before they took effect).

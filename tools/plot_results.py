@@ -6,8 +6,9 @@
   plain PPO (docs/data/learning.csv, from ``python -m agents.bench.learning``).
 - search.png: the planner's best finish against CPU-minutes, guided and unguided
   (docs/data/search.csv, from ``python -m agents.bench.search``).
-- realtime.png: the finish time of every real-time run in the original, the machine idle and
-  with one core busy (docs/data/realtime.csv, from ``python -m agents.bench.realtime``).
+- realtime.png: the finish time of every real-time run in the original, the planner in the loop
+  and the lookahead, the machine idle and with one core busy (docs/data/realtime.csv, from
+  ``python -m agents.bench.realtime``).
 - splits.png: split times per 10 m of the best runs: the planner's records
   (agents/records/) and the shipped agent's run from the standard start, replayed in the
   simulator here.
@@ -95,16 +96,28 @@ def splits(out: Path) -> Path:
 def realtime(out: Path) -> Path:
     rows = _rows("realtime.csv")
     fig, ax = plt.subplots(figsize=(7, 4))
-    last = max(r["date"] for r in rows)  # the latest measurement of each condition
-    for name, marker in (("idle", "o"), ("busy", "s")):
-        rs = [r for r in rows if r["condition"] == name and r["date"] == last]
-        fin = [r for r in rs if r["finished"] == "1"]
-        label = "idle" if name == "idle" else "one core kept busy"
-        ax.plot([int(r["run"]) + 1 for r in fin], [float(r["time_s"]) for r in fin], marker, label=f"{label}, finished")
-        fell = [r for r in rs if r["finished"] != "1"]
-        if fell:
-            ax.plot([int(r["run"]) + 1 for r in fell], [HUMAN_RECORD_S + 8] * len(fell), "x", label=f"{label}, fell")
+    last = max(r["date"] for r in rows)  # the latest measurement of each controller and condition
+    shown = (("plan", "planner in the loop", "full"), ("lookahead", "lookahead", "none"))
+    for controller, what, fill in shown:
+        for name, marker in (("idle", "o"), ("busy", "s")):
+            rs = [r for r in rows if r["condition"] == name and r["date"] == last and r["controller"] == controller]
+            label = f"{what}, {'idle' if name == 'idle' else 'one core kept busy'}"
+            fin = [r for r in rs if r["finished"] == "1"]
+            if fin:
+                ax.plot(
+                    [int(r["run"]) + 1 for r in fin],
+                    [float(r["time_s"]) for r in fin],
+                    marker,
+                    fillstyle=fill,
+                    label=label,
+                )
+            fell = [r for r in rs if r["finished"] != "1"]
+            if fell:
+                ax.plot(
+                    [int(r["run"]) + 1 for r in fell], [HUMAN_RECORD_S + 8] * len(fell), "x", label=f"{label}, fell"
+                )
     ax.axhline(HUMAN_RECORD_S, color="grey", lw=0.8, ls=":", label="human world record (45.53 s)")
+    ax.axhline(40.0, color="grey", lw=0.6, ls="--")
     ax.set(xlabel=f"run (each from a fresh page, {last})", ylabel="100 m in the original, real time (s)")
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)

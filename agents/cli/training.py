@@ -11,6 +11,7 @@ import numpy as np
 
 from agents.cli.common import BACKENDS, GAME_HELP, check_demo_files
 from agents.realtime.lookahead import DEFAULT_HORIZON
+from agents.realtime.receding import DEFAULT_BEAM, DEFAULT_CATCH_UP, DEFAULT_LEAD, DEFAULT_LOOKAHEAD
 from agents.shipped import PRETRAINED
 from agents.training.algorithms import ALGORITHMS
 from agents.usage import game_seconds, minutes_float, nonnegative_int, positive_int, probability, seed_int
@@ -68,13 +69,14 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=_eval)
     p = sub.add_parser(
         "play",
-        help="play the original in real time, the exact simulator in the loop (lookahead from a mirror of the page)",
+        help="play the original in real time, the exact simulator in the loop (a planner on a mirror of the page)",
         description="Plays the original in a browser at its own pace with real key presses, from a fresh page each "
         "episode. A mirror of the page in the simulator follows it bit for bit; each decision is computed ahead "
-        "from its exact state, is the action whose rollout of MODEL goes fastest (--horizon decisions deep), and "
-        "is sent the moment the page has run the update before the one it is for.",
+        "from its exact state by a planner kept running ahead of the page (guided by MODEL; --no-plan or "
+        "--horizon: the lookahead instead), and is sent the moment the page has run the update before the one it "
+        "is for.",
     )
-    p.add_argument("model", nargs="?", help="model .zip guiding the lookahead (default: the shipped pretrained model)")
+    p.add_argument("model", nargs="?", help="model .zip guiding the planner (default: the shipped pretrained model)")
     p.add_argument("--episodes", type=positive_int, default=1, help="episodes, each from a fresh page (default 1)")
     p.add_argument("--mode", default="realtime", choices=["realtime", "lockstep"], help="the page's pace")
     p.add_argument("--sim", action="store_true", help="in the simulator (a real-time page emulated) instead")
@@ -86,17 +88,30 @@ def add_commands(sub: Any) -> None:
         help="--sim: the chance that a key change lands one update late (default 0)",
     )
     p.add_argument(
+        "--plan",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="plan in the loop: the guided planner's beam kept --lead decisions ahead of the page, each decision the "
+        f"first action of its best line (the default; one stage of the beam simulates up to beam x 9 actions x "
+        f"{DEFAULT_LOOKAHEAD + 1} decisions x 4 updates, {DEFAULT_BEAM * 9 * (DEFAULT_LOOKAHEAD + 1) * 4:,} at the "
+        f"default beam; one stage per decision, {DEFAULT_CATCH_UP} while the beam is less than --lead ahead, fewer "
+        "when the keys are due first). --no-plan: the lookahead",
+    )
+    p.add_argument("--beam", type=positive_int, help=f"--plan: games the beam keeps (default {DEFAULT_BEAM})")
+    p.add_argument(
+        "--lead", type=positive_int, help=f"--plan: decisions the beam runs ahead of the page (default {DEFAULT_LEAD})"
+    )
+    p.add_argument(
         "--horizon",
         type=nonnegative_int,
-        default=DEFAULT_HORIZON,
-        help=f"decisions of the model's rollout after each tried action (default {DEFAULT_HORIZON}; 0: plain policy)",
+        help="the lookahead instead of the planner: every action tried, each followed by this many decisions of the "
+        f"model's rollout (--no-plan: {DEFAULT_HORIZON}; 0: the plain policy)",
     )
     p.add_argument(
         "--late-weight",
         type=probability,
-        default=0.0,
         metavar="P",
-        help="weigh each action's outcome if its keys landed an update late by P (default 0: not tried)",
+        help="the lookahead, weighing each action's outcome if its keys landed an update late by P",
     )
     p.add_argument("--game", help=GAME_HELP)
     p.add_argument("--backend", default="playwright", choices=BACKENDS)

@@ -1,11 +1,12 @@
 """A real-time run's decisions, kept in its trace and made again offline.
 
-Each decision of ``qwop play`` is a function of the page's state before the update it is for
-and of how it was made: the rollouts' depth (fewer decisions than ``--horizon`` when the keys
-were due first), or the plain policy. The trace keeps, per decision, the update it was for,
-that depth and the keys chosen (``meta["decisions"]``). :func:`check_decisions` replays the
-trace's session in the simulator and makes every decision again from the same state and depth:
-a run's choices are reproducible offline, bit for bit, whatever the machine's load was.
+Each decision of ``qwop play`` is a function of the page's states up to the update it is for
+and of how it was made: the planner's stages (fewer than planned when the keys were due first),
+the lookahead's rollout depth (likewise), or the plain policy. The trace keeps the controller's
+settings (``meta["controller"]``) and, per decision, the update it was for, that depth and the
+keys chosen (``meta["decisions"]``). :func:`check_decisions` replays the trace's session in the
+simulator and makes every decision again, in order, from the same states and depths: a run's
+choices are reproducible offline, bit for bit, whatever the machine's load was.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 import numpy as np
 
 import sim_env
-from agents.realtime.lookahead import PLAIN_FROM_STATE, LookaheadController
+from agents.realtime.controllers import ControllerSettings
+from agents.realtime.lookahead import PLAIN_FROM_STATE
 from agents.search.guided_rollouts import guide_from_model
 from demos.format import Demo
 from sim_env.errors import UserInputError
@@ -94,8 +96,8 @@ def check_decisions(demo: Demo, where: str, model: str | None = None) -> dict[st
     model = model or meta.get("model")
     if not model:
         raise UserInputError(f"{where} does not name its model; give it")
-    late = float(meta.get("late_weight", 0))
-    controller = LookaheadController(guide_from_model(str(model)), sincos=sincos, late=late)
+    settings = ControllerSettings.from_meta(meta, where)
+    controller = settings.build(guide_from_model(str(model)), sincos)
     states = _states_before(demo, {u - 1 for u in log.intended}, sincos)
     index = np.asarray(demo.arrays["update_index"])
     row_of = {int(u): r for r, u in enumerate(index)}  # each update's (last) row

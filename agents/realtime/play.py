@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.realtime.controllers import Controller, ControllerSettings
 from agents.realtime.decisions import DecisionLog, check_decisions
-from agents.realtime.lookahead import LookaheadController
 from agents.search.guided_rollouts import guide_from_model
 from agents.training.evaluate import _report, format_report, save_browser_recording, write_trace_and_gif
 from agents.training.model_files import check_model_file
@@ -67,6 +67,7 @@ class PlayedEpisode:
     cpu_s: float  # the controller's CPU time
     short_of_time: int  # decisions the plain policy made because the keys were almost due
     decision_log: DecisionLog  # how each decision was made (agents.realtime.decisions)
+    stage_ms: np.ndarray  # the planner's stages, wall time each (empty for the lookahead)
     sincos: str  # the page's sin/cos variant
 
 
@@ -95,7 +96,7 @@ def make_page(
 
 def play_episode(
     page: Any,
-    controller: LookaheadController,
+    controller: Controller,
     time_limit: float = 120.0,
     strict: bool = False,
     settle_s: float = 0.0,
@@ -110,7 +111,16 @@ def play_episode(
     controller.sincos = play.start.sincos
     cpu = 0.0
     short = controller.short_of_time
+    stages = getattr(controller, "stage_times", [])
+    first_stage = len(stages)
     log = DecisionLog()
+    thinking = getattr(controller, "think", None)  # work between decisions (the planner's)
+    think_cpu = [0.0]
+
+    def think(deadline: float | None) -> None:
+        c0 = time.process_time()
+        thinking(deadline)
+        think_cpu[0] += time.process_time() - c0
     try:
         while not play.done and play.sim.score_time < time_limit:
             c0 = time.process_time()
@@ -120,7 +130,7 @@ def play_episode(
             )
             log.add(play.point, controller.last_depth, mask)
             cpu += time.process_time() - c0
-            play.act(mask)
+            play.act(mask, after_send=think if thinking is not None else None)
             if on_update is not None:
                 on_update(play.sim.score_time, play.sim.score)
     finally:
@@ -144,9 +154,10 @@ def play_episode(
         records=np.stack(play.records),
         initial=np.asarray(play.start.initial),
         initial_score_time=float(play.start.initial_score_time),
-        cpu_s=cpu,
+        cpu_s=cpu + think_cpu[0],
         short_of_time=controller.short_of_time - short,
         decision_log=log,
+        stage_ms=np.asarray(stages[first_stage:], dtype=np.float64) * 1000.0,
         sincos=play.start.sincos,
     )
 
@@ -186,6 +197,9 @@ def report(episodes: list[PlayedEpisode], where: str) -> dict[str, Any]:
     )
     if len(slack):
         r["slack_ms_min"], r["slack_ms_p1"], r["slack_ms_median"] = (float(x) for x in np.percentile(slack, [0, 1, 50]))
+    stage = np.concatenate([e.stage_ms for e in episodes]) if episodes else np.zeros(0)
+    if len(stage):
+        r["stage_ms_median"], r["stage_ms_p99"] = (float(x) for x in np.percentile(stage, [50, 99]))
     if len(gaps):
         r["update_gap_ms_p1"], r["update_gap_ms_median"] = (float(x) for x in np.percentile(gaps, [1, 50]))
     return r
@@ -198,11 +212,27 @@ def format_play_report(r: dict[str, Any]) -> str:
         clock = (
             f"; keys sent {r['slack_ms_median']:.1f} ms before their update (1st percentile {r['slack_ms_p1']:.1f} ms)"
         )
+    if "stage_ms_median" in r:
+        clock += f"; planner stages took {r['stage_ms_median']:.1f} ms (99th percentile {r['stage_ms_p99']:.1f} ms)"
     mirror = "the mirror equalled the page at every update" if r["mirror_equal"] else "; ".join(r["divergences"])
     return (
         f"{format_report(r)}; decisions in their intended update {r['on_time_decisions']} of {r['decisions']} "
         f"({r['on_time_share']:.1%}){clock}; {mirror}"
     )
+
+
+def controller_settings(args: Any) -> ControllerSettings:
+    """The controller the command line asks for: the planner unless ``--horizon`` or
+    ``--late-weight`` ask for the lookahead (``--no-plan``: the lookahead at its default horizon)."""
+    given = {k: getattr(args, k) for k in ("beam", "lead", "horizon", "late_weight") if getattr(args, k) is not None}
+    lookahead_flags = [f"--{k.replace('_', '-')}" for k in given if k in ("horizon", "late_weight")]
+    plan_flags = [f"--{k}" for k in given if k in ("beam", "lead")]
+    plan = args.plan if args.plan is not None else not lookahead_flags
+    if plan and lookahead_flags:
+        raise UserInputError(f"{' and '.join(lookahead_flags)} set the lookahead; --plan plans with a beam instead")
+    if not plan and plan_flags:
+        raise UserInputError(f"{' and '.join(plan_flags)} set the planner, and the lookahead was asked for")
+    return ControllerSettings("plan" if plan else "lookahead", **given)
 
 
 def main_play(args: Any, default_model: Path) -> int:
@@ -217,20 +247,22 @@ def main_play(args: Any, default_model: Path) -> int:
     if out_dir is not None:
         check_writable(out_dir.resolve().parent, f"--out {out_dir}")
     guide = guide_from_model(model)
-    controller = LookaheadController(guide, horizon=args.horizon, late=args.late_weight)
+    settings = controller_settings(args)
+    controller = settings.build(guide)
     where = "sim" if args.sim else "browser"
     with RealtimePriority(enabled=where == "browser" and args.mode == "realtime" and args.priority == "raise") as prio:
         page = make_page(
             where, args.mode, args.game, args.backend, headless=not args.show, late=args.late, seed=args.seed
         )
         prio.cover_children()  # the browser, started in a session of its own
-        return _play_episodes(args, model, controller, where, page, prio, out_dir)
+        return _play_episodes(args, model, controller, settings, where, page, prio, out_dir)
 
 
 def _play_episodes(
     args: Any,
     model: str,
-    controller: LookaheadController,
+    controller: Controller,
+    settings: ControllerSettings,
     where: str,
     page: Any,
     prio: RealtimePriority,
@@ -239,6 +271,7 @@ def _play_episodes(
     settle = SETTLE_S if (where == "browser" and args.mode == "realtime") else 0.0
     late = f", late {args.late:g}" if args.late else ""
     label = f"{'simulator' if args.sim else 'browser'} ({args.mode}{late})"
+    print(f"qwop play: {settings.describe()}")
     from tqdm import tqdm
 
     episodes: list[PlayedEpisode] = []
@@ -269,7 +302,7 @@ def _play_episodes(
                     e.records,
                     e.initial,
                     out_dir / f"episode_{ep:02d}.npz",
-                    _episode_meta(e, model, args, label),
+                    _episode_meta(e, model, settings, label),
                     e.initial_score_time,
                 )
             end = (
@@ -289,6 +322,7 @@ def _play_episodes(
         return 130
     r = report(episodes, label)
     r["replayed_exactly"] = sum(replays_exactly(e) for e in episodes)
+    r["controller"] = settings.to_meta()
     r["priority"] = prio.describe()
     if prio.enabled:
         print(r["priority"])
@@ -300,7 +334,7 @@ def _play_episodes(
         out_dir.mkdir(parents=True, exist_ok=True)
         write_text(out_dir / "report.json", json.dumps(r, indent=1) + "\n")
         print(f"every episode's trace and report.json are in {out_dir}/")
-    meta = _episode_meta(best, model, args, label)
+    meta = _episode_meta(best, model, settings, label)
     write_trace_and_gif(best.records, best.initial, best.initial_score_time, meta, args.trace, args.gif)
     if args.video:  # the command refuses --video with --sim
         _canvas_video(best, meta, args)
@@ -344,12 +378,11 @@ def main_check(trace: str, model: str | None) -> int:
     return 0
 
 
-def _episode_meta(e: PlayedEpisode, model: str, args: Any, label: str) -> dict[str, Any]:
+def _episode_meta(e: PlayedEpisode, model: str, settings: ControllerSettings, label: str) -> dict[str, Any]:
     return {
         "source": f"qwop play ({label})",
         "model": model,
-        "horizon": args.horizon,
-        "late_weight": args.late_weight,
+        "controller": settings.to_meta(),
         "finished": e.finished,
         "time_s": e.time_s,
         "decisions_on_time": f"{e.on_time} of {e.decisions}",

@@ -266,6 +266,26 @@ def test_play_video_is_the_original_canvas_of_the_best_run(tmp_path: Path) -> No
     assert shown_ms == pytest.approx(demo_updates / 30 * 1000, abs=150)
 
 
+def test_play_plans_in_the_loop_and_every_decision_is_made_again(tmp_path: Path) -> None:
+    """``qwop play``'s planner on the original: the mirror equals the page (strict), the beam
+    grows between decisions, and the trace's every decision is made again offline."""
+    from demos.format import load_demo
+    from tests.clitools import qwop
+
+    trace = tmp_path / "t.npz"
+    p = qwop("play", "--time-limit", "8", "--strict", "--trace", str(trace))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "planner in the loop" in p.stdout and "the mirror equalled the page at every update" in p.stdout
+    assert "planner stages took" in p.stdout
+    meta = load_demo(trace).meta
+    depth = meta["decisions"]["depth"]
+    assert meta["controller"]["kind"] == "plan" and len(depth) >= 50
+    assert sum(d >= 1 for d in depth) >= 0.8 * len(depth)  # nearly every decision had its beam grown
+    p = qwop("play", "--check", str(trace))
+    assert p.returncode == 0, p.stdout + p.stderr[-2000:]
+    assert f"{len(depth)} of {len(depth)} decisions made again offline" in p.stdout
+
+
 RECORDS = sorted((REPO / "agents" / "records").glob("*.npz"))
 
 

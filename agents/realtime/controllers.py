@@ -1,0 +1,109 @@
+"""The real-time controllers ``qwop play`` can use, by their settings, and a trace's record of them.
+
+``plan``: the guided planner's beam kept ahead of the game (``agents.realtime.receding``).
+``lookahead``: every action tried from the decision's state, each followed by the guide's
+rollout (``agents.realtime.lookahead``; horizon 0 is the plain policy). A trace ``qwop play``
+writes keeps the settings (``meta["controller"]``), so that ``qwop play --check`` builds the
+same controller to make its decisions again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from agents.realtime.lookahead import DEFAULT_HORIZON, LookaheadController
+from agents.realtime.receding import DEFAULT_BEAM, DEFAULT_LEAD, DEFAULT_LOOKAHEAD, BeamController
+from agents.search.guided_rollouts import GuidePolicy
+from sim_env.errors import UserInputError
+
+KINDS = ("plan", "lookahead")
+
+
+class Controller(Protocol):
+    """What the real-time loop asks of a controller."""
+
+    sincos: str
+    last_depth: int
+    short_of_time: int
+    updates_simulated: int
+
+    @property
+    def frame_skip(self) -> int: ...
+
+    def decide(
+        self,
+        snapshot: bytes | None,
+        held: int,
+        state: np.ndarray | None = None,
+        deadline: float | None = None,
+        depth: int | None = None,
+    ) -> int: ...
+
+
+@dataclass(frozen=True)
+class ControllerSettings:
+    """Which controller, with its settings (those of the other kind are unused)."""
+
+    kind: str = "plan"
+    beam: int = DEFAULT_BEAM  # plan: games kept
+    lead: int = DEFAULT_LEAD  # plan: decisions the beam runs ahead
+    lookahead: int = DEFAULT_LOOKAHEAD  # plan: guide decisions after each try
+    horizon: int = DEFAULT_HORIZON  # lookahead: rollout decisions after each tried action
+    late_weight: float = 0.0  # lookahead: weight of each action's outcome landing an update late
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise UserInputError(f"the controller is one of {', '.join(KINDS)}, got {self.kind!r}")
+        for name in ("beam", "lead", "lookahead"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise UserInputError(
+                    f"the planner's {name} must be a whole number, at least 1, got {getattr(self, name)!r}"
+                )
+        if not isinstance(self.horizon, int) or self.horizon < 0:
+            raise UserInputError(f"the lookahead's horizon must be a whole number, 0 or more, got {self.horizon!r}")
+        if not 0.0 <= float(self.late_weight) <= 1.0:
+            raise UserInputError(f"the lookahead's late weight must be in [0, 1], got {self.late_weight!r}")
+
+    def build(self, guide: GuidePolicy, sincos: str = "fma") -> Controller:
+        if self.kind == "plan":
+            return BeamController(guide, beam=self.beam, lead=self.lead, lookahead=self.lookahead, sincos=sincos)
+        return LookaheadController(guide, horizon=self.horizon, late=self.late_weight, sincos=sincos)
+
+    def updates_per_stage(self, n_actions: int, frame_skip: int) -> int:
+        """plan: the updates one stage of the beam simulates (at most; rollouts that end stop)."""
+        return self.beam * n_actions * (self.lookahead + 1) * frame_skip
+
+    def describe(self) -> str:
+        if self.kind == "plan":
+            return f"planner in the loop (beam {self.beam}, {self.lead} decisions ahead, rollouts of {self.lookahead})"
+        if self.horizon == 0:
+            return "the plain policy"
+        late = f", late keys weighed {self.late_weight:g}" if self.late_weight else ""
+        return f"lookahead (rollouts of {self.horizon}{late})"
+
+    def to_meta(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any], where: str) -> ControllerSettings:
+        """The settings a trace records; a trace from before ``plan`` names its lookahead's."""
+        c = meta.get("controller")
+        if c is None:
+            return cls(
+                "lookahead",
+                horizon=int(meta.get("horizon", DEFAULT_HORIZON)),
+                late_weight=float(meta.get("late_weight", 0.0)),
+            )
+        damaged = f"{where}: its controller settings are not qwop play's; the trace is damaged"
+        if not isinstance(c, dict) or set(c) - set(cls.__dataclass_fields__):
+            raise UserInputError(damaged)
+        try:
+            return cls(**c)
+        except TypeError:
+            raise UserInputError(damaged) from None
+
+
+__all__ = ["KINDS", "Controller", "ControllerSettings"]
