@@ -56,7 +56,7 @@ class LookaheadController:
 
     def act_state(self, state: np.ndarray) -> int:
         """The plain policy's key mask for a (12, 6) body state."""
-        return int(self._masks[int(self.guide.act(np.asarray(state)[None])[0])])
+        return self.guide.act_mask(state)
 
     def decide(
         self,

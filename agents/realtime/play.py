@@ -121,6 +121,7 @@ def play_episode(
         c0 = time.process_time()
         thinking(deadline)
         think_cpu[0] += time.process_time() - c0
+
     try:
         while not play.done and play.sim.score_time < time_limit:
             c0 = time.process_time()

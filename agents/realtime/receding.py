@@ -93,7 +93,7 @@ class BeamController:
 
     def act_state(self, state: np.ndarray) -> int:
         """The plain policy's key mask for a (12, 6) body state."""
-        return int(self._masks[int(self.guide.act(np.asarray(state)[None])[0])])
+        return self.guide.act_mask(state)
 
     @property
     def ahead(self) -> int:
@@ -211,17 +211,15 @@ class BeamController:
             self.short_of_time += int(self.ahead == 0)
         self._thought = 0
         a = self._commit() if (depth is None or depth >= 0) else None
+        sim = sim_env.QwopSim(sincos=self.sincos)
+        sim.restore(snapshot)
         if a is None:
-            sim = sim_env.QwopSim(sincos=self.sincos)
-            sim.restore(snapshot)
             mask = self.act_state(sim.body_state())
             self.last_depth = PLAIN_FROM_SNAPSHOT
             self._clear()
         else:
             mask = int(self._masks[a])
             self.last_depth = ran
-        sim = sim_env.QwopSim(sincos=self.sincos)
-        sim.restore(snapshot)
         sim.advance(np.full(self.frame_skip, mask, dtype=np.int8))
         self._expected = sim.snapshot()
         return mask

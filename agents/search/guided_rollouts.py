@@ -66,6 +66,10 @@ class GuidePolicy:
         """Greedy action index per body state (n, 12, 6)."""
         return self.native.act(np.asarray(states, dtype=np.float64).reshape(-1, 12, 6))
 
+    def act_mask(self, state: np.ndarray) -> int:
+        """The greedy action's key mask for one (12, 6) body state (the plain policy's keys)."""
+        return int(self.masks[int(self.act(np.asarray(state)[None])[0])])
+
     def act_obs(self, obs: np.ndarray) -> np.ndarray:
         """Greedy action index per observation (n, OBS_SIZE)."""
         return np.argmax(self.values(obs), axis=1)
