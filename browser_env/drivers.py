@@ -98,6 +98,10 @@ class Driver:
         for k in down:
             self.key_down(k)
 
+    def aim(self, selector: str) -> None:
+        """Get ready to click ``selector``'s element: after this, :meth:`click` on it sends the
+        button's events alone, without first finding the element (a driver may do nothing)."""
+
     def click(self, selector: str) -> None:
         raise NotImplementedError
 
@@ -154,6 +158,7 @@ class PlaywrightDriver(Driver):
             ) from exc
         self._context = self._browser.new_context(viewport={"width": 800, "height": 500})
         self._page = self._context.new_page()
+        self._aimed: str | None = None  # the selector the mouse is over (aim)
         self._console: list[str] = []
         self._page.on("console", lambda m: self._console.append(f"{m.type}: {m.text}"))
         self._page.on("pageerror", lambda e: self._console.append(f"pageerror: {e}"))
@@ -163,6 +168,7 @@ class PlaywrightDriver(Driver):
 
     def goto(self, url: str, timeout_s: float) -> None:
         self._console.clear()
+        self._aimed = None
         self._page.goto(url, timeout=timeout_s * 1000, wait_until="load")
 
     def evaluate(self, function: str, arg: Any = None) -> Any:
@@ -189,8 +195,31 @@ class PlaywrightDriver(Driver):
 
         run(send())
 
+    def aim(self, selector: str) -> None:
+        # page.click() first waits until the element is visible and has kept its place for two
+        # frames (tens of ms on a loaded machine); so that a click lands in the update it is sent
+        # before, the mouse is moved over the element's middle beforehand, as a person's hand is.
+        box = self._page.locator(selector).bounding_box()
+        if box is None:
+            raise BrowserError(f"the page has no visible {selector} to click")
+        self._page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        self._aimed = selector
+
     def click(self, selector: str) -> None:
-        self._page.click(selector)
+        if self._aimed != selector:
+            self._page.click(selector)
+            return
+        mouse = getattr(self._page.mouse, "_impl_obj", None)
+        run = getattr(self._page, "_sync", None)
+        if mouse is None or run is None:  # one event at a time
+            self._page.mouse.down()
+            self._page.mouse.up()
+            return
+
+        async def send() -> None:  # back to back, as keys()
+            await asyncio.gather(mouse.down(button="left", click_count=1), mouse.up(button="left", click_count=1))
+
+        run(send())
 
     def screenshot_png(self, selector: str | None = None) -> bytes:
         if selector:

@@ -63,6 +63,7 @@ def decode_records(payload: dict[str, Any]) -> np.ndarray:
 
 
 # Adapter calls that answer with records (the rest answer plain JSON).
+CANVAS = "#gameContent canvas"  # the original's canvas, where a person clicks to begin
 RECORD_CALLS = frozenset({"run", "reset", "state", "initial", "drain", "stream"})
 
 
@@ -427,9 +428,14 @@ class BrowserGame:
         self.driver.key_down(key)
         self.driver.key_up(key)
 
+    def aim_at_canvas(self) -> None:
+        """The mouse over the game's canvas: the next :meth:`click_canvas` sends the button's
+        events alone (with Playwright), to land in the update it was sent before."""
+        self.driver.aim(CANVAS)
+
     def click_canvas(self) -> None:
         """A real mouse click on the game's canvas (the original's "click to begin")."""
-        self.driver.click("#gameContent canvas")
+        self.driver.click(CANVAS)
 
     def drain(self) -> np.ndarray:
         """Real-time mode: every update the page ran since the last drain, as records."""
@@ -470,7 +476,7 @@ class BrowserGame:
 
         if self.mode == "lockstep":
             self.render(2)
-        png = self.driver.screenshot_png("#gameContent canvas")
+        png = self.driver.screenshot_png(CANVAS)
         return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
 
     # ------------------------------------------------------------------ lifetime

@@ -4,9 +4,10 @@
   keys sent as real key events, each update's record pushed by the page as it runs.
 - :class:`LockstepPage`: the game in a browser, held still; an update runs when asked.
 - :class:`SimulatedPage`: the simulator standing in for a real-time page, for trying a
-  controller without a browser: a session starts on the intro screen and the click lands after
-  a random number of intro updates, as in a page a person loads, and a key change lands one
-  update late with probability ``late``, as a press that reaches the page after its update.
+  controller without a browser: a session opens on the intro screen a random number of updates
+  after the page loaded, as a page a person loads, the click lands in the next update run, and
+  a key change lands one update late with probability ``late``, as a press that reaches the
+  page after its update.
 
 A page gives records in the adapter's layout (``sim_env.spec``: ``RECORD_SIZE`` float64 per
 update) and takes key masks.
@@ -64,6 +65,7 @@ class LivePage:
         g = self.game
         self.release()
         g.new_page(start=False)
+        g.aim_at_canvas()
         self._offset_ms = g.clock_offset_ms()
         records = g.stream(True)
         return PageStart(g.initial_state(), g.initial_score_time(), g.sincos, False, records)
@@ -138,8 +140,9 @@ class SimulatedPage:
         burst: int = 1,
     ) -> None:
         """``late``: the chance that a key change lands one update after the one it was sent
-        before. ``realtime``: start on the intro screen and click after a random number of
-        ``intro_updates`` (uniform, inclusive), else start as a lock-step page does. ``burst``:
+        before. ``realtime``: open on the intro screen after a random number of
+        ``intro_updates`` (uniform, inclusive; :meth:`open` returns their records), else start
+        as a lock-step page does. ``burst``:
         updates run and delivered per call of :meth:`records` (a busy browser's records come
         several at once, and keys sent after them land that much later)."""
         if not 0.0 <= late <= 1.0:
@@ -160,7 +163,7 @@ class SimulatedPage:
         self._effective = 0
         self._pending: tuple[int, int] | None = None  # keys and the update index they land in
         self._sim: sim_env.QwopSim | None = None
-        self._click_at = 0
+        self._clicking = False  # the click lands in the next update
         self._index = 1
 
     def open(self) -> PageStart:
@@ -168,16 +171,19 @@ class SimulatedPage:
         self.held = self._effective = 0
         self._pending = None
         self._index = 1  # a page counts its updates from 1, as the adapter does
-        t0 = 0.0
+        self._clicking = False
+        t0, intro = 0.0, 0
         if self.realtime:
             lo, hi = self.intro_updates
-            self._click_at = 1 + int(self.rng.integers(lo, hi + 1))
+            intro = int(self.rng.integers(lo, hi + 1))
             t0 = float(self.rng.integers(0, 90)) / UPDATES_PER_SECOND  # time counted before the runner existed
             self._sim.score_time = t0
-        return PageStart(self._sim.body_state(), t0, self.sincos, not self.realtime)
+        initial = self._sim.body_state()
+        records = np.concatenate([np.zeros((0, RECORD_SIZE)), *(self._run_one() for _ in range(intro))])
+        return PageStart(initial, t0, self.sincos, not self.realtime, records)
 
     def click(self) -> None:
-        pass  # lands before update _click_at
+        self._clicking = self.realtime
 
     def records(self, timeout_s: float) -> np.ndarray:
         return np.concatenate([self._run_one() for _ in range(self.burst)])
@@ -185,7 +191,7 @@ class SimulatedPage:
     def _run_one(self) -> np.ndarray:
         sim = self._sim
         assert sim is not None, "open() first"
-        if self.realtime and not sim.first_click and self._index >= self._click_at:
+        if self._clicking and not sim.first_click:
             sim.click()
         if self._pending is not None and self._index >= self._pending[1]:
             self._effective, self._pending = self._pending[0], None

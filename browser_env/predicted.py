@@ -112,6 +112,30 @@ class PlayStats:
 NEXT_MARGIN_S = 0.010
 
 
+@dataclass
+class WorkMargin:
+    """How long before the next keys are due the work between decisions must end. It starts at
+    ``NEXT_MARGIN_S``; whenever keys reach the page less than ``wanted_ms`` before their update
+    (or land late), it grows by the shortfall, up to ``most_s``, and it shrinks back by
+    ``keep`` each decision: on a busy machine the page's updates come in bursts, its records
+    early, and the work gives way before the keys do."""
+
+    wanted_ms: float = 10.0
+    most_s: float = 0.060
+    keep: float = 0.95
+    seconds: float = NEXT_MARGIN_S
+
+    def update(self, slack_ms: float, late: bool) -> None:
+        short = max(0.0, self.wanted_ms - slack_ms) / 1000.0 if math.isfinite(slack_ms) else 0.0
+        if late:
+            short = max(short, self.wanted_ms / 1000.0)
+        self.seconds = min(self.most_s, NEXT_MARGIN_S + (self.seconds - NEXT_MARGIN_S) * self.keep + short)
+
+# Work on the intro screen ends this long before the click is due: a page's first second runs its
+# updates less evenly, and a click that lands an update late makes that work useless
+PREPARE_MARGIN_S = 0.100
+
+
 class PageStoppedError(BrowserHarnessError):
     """The page stopped sending updates."""
 
@@ -143,6 +167,8 @@ class PredictedPlay:
         self.point = 0  # the update the next decision is for
         self._arrival = 0.0  # when the last records came (time.monotonic())
         self.first_update = 0  # the first update after the click
+        self.margin = WorkMargin()  # how early work between decisions ends (grows under load)
+        self.click_meant_for = 0  # the update the click was sent to land in (0: the page opened clicked)
 
     # ------------------------------------------------------------------ following the page
     def _follow(self, records: np.ndarray) -> None:
@@ -180,29 +206,63 @@ class PredictedPlay:
         return bool(self.sim.game_ended)
 
     # ------------------------------------------------------------------ a session
-    def begin(self, settle_s: float = 0.0, opened: Callable[[], None] | None = None) -> None:
+    def begin(
+        self,
+        settle_s: float = 0.0,
+        opened: Callable[[], None] | None = None,
+        prepare: Callable[[bytes, float | None], None] | None = None,
+    ) -> None:
         """A fresh page, the click to begin, and the first update after it. ``settle_s``: how
-        long to wait on the intro screen before clicking, as a person does (a page's first
-        second, with its first frames drawn, runs its updates less evenly). ``opened``: called
-        once the page is open (the player raises the priority of the page's processes there)."""
+        long to stay on the intro screen before clicking, as a person does (a page's first
+        second, with its first frames drawn, runs its updates less evenly); the click is sent
+        the moment the page has run the update before the one it is meant for, as keys are.
+        ``opened``: called once the page is open (the player raises the priority of the page's
+        processes there). ``prepare(snapshot, deadline)``: work for the first decision while the
+        page is on the intro screen, given the exact state that decision will have if the click
+        lands in its update, and when the click is due (``time.monotonic()``, None for a page
+        that waits)."""
         self.start = self.page.open()
         if opened is not None:
             opened()
         self.records = []
         self.stats = PlayStats()
+        self.margin = WorkMargin()
         self.mirror = PageMirror(
             self.start.initial, self.start.initial_score_time, self.start.sincos, self.start.clicked, self.strict
         )
         self._follow(self.start.records)
-        settled = time.monotonic() + settle_s
-        while time.monotonic() < settled:
-            self._follow(self.page.records(max(0.0, settled - time.monotonic())))
-        self.page.click()
-        while not self.mirror.clicked:
-            self._next()
+        if not self.mirror.clicked:
+            click_at = self.click_meant_for = self.last_update + max(1, round(settle_s * UPDATES_PER_SECOND))
+            if prepare is not None and self.mirror.ok:
+                prepare(self._clicked_state(click_at), self._due(click_at, PREPARE_MARGIN_S))
+            while self.last_update < click_at - 1:
+                self._next()
+            self.page.click()
+            while not self.mirror.clicked:
+                self._next()
+        elif prepare is not None and self.mirror.ok:
+            prepare(self.sim.snapshot(), None)
         # The update that took the click is the episode's first: it ran with no keys held.
         self.first_update = self.last_update
         self.point = self.last_update + 1
+
+    def _clicked_state(self, click_at: int) -> bytes:
+        """The exact state after update ``click_at`` if the click lands in it (the keys held
+        until then run on)."""
+        sim = sim_env.QwopSim(sincos=self.sim.sincos)
+        sim.restore(self.sim.snapshot())
+        sim.advance(np.full(click_at - 1 - self.last_update, self.page.held, dtype=np.int8))
+        sim.click()
+        sim.update(self.page.held)
+        return sim.snapshot()
+
+    def _due(self, update: int, margin_s: float) -> float | None:
+        """When input meant for ``update`` is due (``time.monotonic()``): the expected arrival
+        of the page's record of the update before it, less ``margin_s``. None for a page that
+        waits for its controller."""
+        if not self.page.paced:
+            return None
+        return self._arrival + (update - 1 - self.last_update) / UPDATES_PER_SECOND - margin_s
 
     def decision_state(self) -> bytes | None:
         """The exact state just before the update the next decision is for (a snapshot): the
@@ -218,24 +278,22 @@ class PredictedPlay:
         """When the next decision's keys are due (``time.monotonic()``): the expected arrival of
         the page's record of the update before the decision's, a millisecond early. None for a
         page that waits for its controller."""
-        if not self.page.paced:
-            return None
-        ahead = self.point - 1 - self.last_update
-        return self._arrival + ahead / UPDATES_PER_SECOND - 0.001
+        return self._due(self.point, 0.001)
 
     def _next_deadline(self) -> float | None:
         """When the next decision's keys are due if this one's land on time: a frame-skip of
         updates after the record of the update before this decision's arrived."""
         if not self.page.paced:
             return None
-        return self._arrival + self.frame_skip / UPDATES_PER_SECOND - NEXT_MARGIN_S
+        return self._arrival + self.frame_skip / UPDATES_PER_SECOND - self.margin.seconds
 
     def act(self, mask: int, after_send: Callable[[float | None], None] | None = None) -> Decision:
         """Send ``mask`` so that it lands in the update the decision is for; returns where it
         landed and moves the next decision a frame-skip past it. ``after_send(deadline)`` is
         called once the keys are out (or were already held), before waiting to see where they
         landed: work for the next decision, with ``deadline`` (``time.monotonic()``, None for a
-        page that waits) when its keys are due if these land on time, less ``NEXT_MARGIN_S``."""
+        page that waits) when its keys are due if these land on time, less the work margin
+        (:class:`WorkMargin`, which these keys' landing then updates)."""
         mask = int(mask)
         intended = self.point
         while self.last_update < intended - 1 and not self.done:
@@ -268,6 +326,7 @@ class PredictedPlay:
                 if rec is not None:
                     slack = float(rec[REC_WALL_MS]) - sent
             d = Decision(intended, landed, mask, True, slack)
+            self.margin.update(slack, landed > intended)
         self.stats.decisions.append(d)
         self.point = max(d.landed, intended) + self.frame_skip
         return d
@@ -305,4 +364,4 @@ class PredictedPlay:
         return np.diff(w) if len(w) > 1 else np.zeros(0)
 
 
-__all__ = ["Decision", "Page", "PageStoppedError", "PlayStats", "PredictedPlay"]
+__all__ = ["Decision", "Page", "PageStoppedError", "PlayStats", "PredictedPlay", "WorkMargin"]

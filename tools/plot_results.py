@@ -93,14 +93,21 @@ def splits(out: Path) -> Path:
     return _save(fig, out / "splits.png")
 
 
+def _latest_measurement(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The rows of the last benchmark run among ``rows`` (in file order): each run's rows
+    start at run 0."""
+    starts = [i for i, r in enumerate(rows) if r["run"] == "0"]
+    return rows[starts[-1] :] if starts else []
+
+
 def realtime(out: Path) -> Path:
     rows = _rows("realtime.csv")
     fig, ax = plt.subplots(figsize=(7, 4))
-    last = max(r["date"] for r in rows)  # the latest measurement of each controller and condition
+    last = max(r["date"] for r in rows)
     shown = (("plan", "planner in the loop", "full"), ("lookahead", "lookahead", "none"))
     for controller, what, fill in shown:
         for name, marker in (("idle", "o"), ("busy", "s")):
-            rs = [r for r in rows if r["condition"] == name and r["date"] == last and r["controller"] == controller]
+            rs = _latest_measurement([r for r in rows if r["condition"] == name and r["controller"] == controller])
             label = f"{what}, {'idle' if name == 'idle' else 'one core kept busy'}"
             fin = [r for r in rs if r["finished"] == "1"]
             if fin:

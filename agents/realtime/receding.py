@@ -8,10 +8,13 @@ is for and kept up to ``lead`` decisions ahead of the game. Each decision:
 
 1. is the first action of the best line in the beam (a finished line by its time, then the
    farthest rollout); the lines that began otherwise are dropped;
-2. once its keys are out, while the page runs the updates before the next decision, the beam
+2. the first decision's beam is grown to ``lead`` on the intro screen, before the click
+   (:meth:`prepare`), from the state the first decision will have if the click lands when sent;
+3. once its keys are out, while the page runs the updates before the next decision, the beam
    grows from the state the next decision will have if they land on time (:meth:`think`): by
    ``stages`` decisions, ``catch_up`` while it is less than ``lead`` ahead, fewer when the next
-   keys would be due before another stage ended.
+   keys would be due before another stage ended; a stage still running when they are due is cut
+   there and its work dropped, so planning never makes keys late.
 
 The beam only holds if the game goes where it assumed: when a decision's keys land late, the
 state of the next decision is not the one the beam grew from, and the beam starts again from the
@@ -30,9 +33,9 @@ import numpy as np
 import sim_env
 from agents.realtime.lookahead import PLAIN_FROM_SNAPSHOT, PLAIN_FROM_STATE
 from agents.search.beam_moves import best_per_parent
-from agents.search.guided_rollouts import GuidePolicy, finished_100m, rollout_rank
+from agents.search.guided_rollouts import RUNNING, GuidePolicy, finished_100m, rollout_rank
 
-DEFAULT_BEAM = 8  # games kept (the guided search's beam before any run has finished)
+DEFAULT_BEAM = 16  # games kept: 16 went 0.7 s faster than 8 in the simulator (docs/history/realtime.md)
 DEFAULT_LOOKAHEAD = 15  # guide decisions after each try (the guided search's)
 DEFAULT_LEAD = 30  # decisions the beam runs ahead of the game (4 s at frame skip 4)
 DEFAULT_STAGES = 1  # stages per decision once the beam is ``lead`` ahead
@@ -78,6 +81,7 @@ class BeamController:
         self.last_depth = PLAIN_FROM_SNAPSHOT  # stages run for the last decision, or PLAIN_*
         self.stage_s = 0.0  # a stage's expected wall time (moving average)
         self.stage_times: list[float] = []  # every stage's wall time, for the report
+        self.stages_cut = 0  # stages cut short by the deadline (their work lost)
         self._clear()
 
     @property
@@ -109,16 +113,21 @@ class BeamController:
         self._games = games
         self._lines = [_Line([], 0.0)]
 
-    def _stage(self) -> None:
-        """Every kept game tries every action; the best tries become the beam."""
+    def _stage(self, deadline: float | None = None) -> bool:
+        """Every kept game tries every action; the best tries become the beam. A stage that
+        would end after ``deadline`` (``time.monotonic()``) is cut there and leaves the beam as
+        it was: returns whether it was grown."""
         games = self._games
         if games is None or len(games) == 0:
-            return
+            return True
         fs, n_actions = self.frame_skip, len(self._masks)
         parent = np.repeat(np.arange(len(games), dtype=np.int32), n_actions)
         keys = np.repeat(np.tile(self._masks, len(games))[:, None], fs, axis=1)
-        out = games.rollouts(parent, keys, self.guide.native, self.lookahead, threads=self.threads)
+        seconds = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+        out = games.rollouts(parent, keys, self.guide.native, self.lookahead, threads=self.threads, seconds=seconds)
         self.updates_simulated += int(out["total_updates"])
+        if int(out["rollout_depth"]) < self.lookahead and bool(np.any(out["rollout_end"] == RUNNING)):
+            return False  # cut short: its rollouts are not comparable with a whole stage's
         rank = rollout_rank(out)
         for c in np.flatnonzero(finished_100m(out)):
             line = _Line([*self._lines[parent[c]].actions, int(c % n_actions)], float(rank[c]))
@@ -128,9 +137,10 @@ class BeamController:
         chosen = best_per_parent(alive, rank, parent, self.beam, self.per_parent)
         if len(chosen) == 0:
             self._games, self._lines = None, []
-            return
+            return True
         self._games = games.expand(parent[chosen], keys[chosen], threads=self.threads, keep=True)["games"]
         self._lines = [_Line([*self._lines[parent[c]].actions, int(c % n_actions)], float(rank[c])) for c in chosen]
+        return True
 
     def _commit(self) -> int | None:
         """The first action of the best line; drops the lines that begin otherwise."""
@@ -156,21 +166,33 @@ class BeamController:
 
     def _grow(self, planned: int, deadline: float | None) -> int:
         """Up to ``planned`` stages, none started unless its expected wall time fits before
-        ``deadline``; returns how many ran."""
+        ``deadline`` and none kept that would end after it; returns how many were grown."""
         ran = 0
         for _ in range(planned):
             if deadline is not None and deadline - time.monotonic() < STAGE_MARGIN * self.stage_s:
                 self.stage_s *= STAGE_FORGET
                 break
             t0 = time.monotonic()
-            self._stage()
+            grown = self._stage(deadline)
             took = time.monotonic() - t0
             self.stage_times.append(took)
             self.stage_s = (
                 took if len(self.stage_times) == 1 else (1 - STAGE_MEMORY) * self.stage_s + STAGE_MEMORY * took
             )
+            if not grown:
+                self.stages_cut += 1
+                break
             ran += 1
         return ran
+
+    def prepare(self, snapshot: bytes, deadline: float | None = None) -> None:
+        """Grow the beam to ``lead`` from the first decision's state ``snapshot`` before the game
+        starts (on the intro screen, before the click), none that would end after
+        ``deadline``. If the first decision's state is another (the click landed an update
+        late), :meth:`decide` starts again and this work is lost."""
+        self._restart(snapshot)
+        self._expected = snapshot
+        self._thought = self._grow(self.lead, deadline)
 
     def think(self, deadline: float | None = None) -> None:
         """Grow the beam for the next decision while the game runs on (called once this

@@ -84,6 +84,29 @@ def test_no_time_left_commits_from_the_beam_or_falls_back_to_the_policy(guide) -
         BeamController(guide, beam=0)
 
 
+def test_the_first_decision_is_planned_on_the_intro_screen(guide) -> None:
+    from agents.realtime.play import play_episode
+    from browser_env.pages import SimulatedPage
+
+    ctl = BeamController(guide, beam=3, lead=6)
+    ep = play_episode(SimulatedPage(seed=4), ctl, time_limit=3.0)
+    # grown to the lead before the click, and not started again at the first decision
+    assert ep.decision_log.depth[0] == 6 and ctl.restarts == 1 and ep.late == 0
+
+
+def test_a_stage_the_deadline_cuts_short_leaves_the_beam_as_it_was(guide) -> None:
+    ctl = BeamController(guide, beam=3, lead=4)
+    sim = QwopSim()
+    sim.advance(gait_keys(SHUFFLE, 80))
+    ctl.prepare(sim.snapshot())
+    lines, done = [list(line.actions) for line in ctl._lines], ctl.updates_simulated
+    assert ctl.ahead == 4
+    assert not ctl._stage(deadline=time.monotonic())  # due now: cut after its first decision
+    assert [list(line.actions) for line in ctl._lines] == lines and ctl.updates_simulated > done
+    ctl.stage_s = 0.0  # a stage is expected to fit, and is cut: counted, nothing grown
+    assert ctl._grow(1, time.monotonic() + 1e-4) == 0 and ctl.stages_cut == 1 and ctl.ahead == 4
+
+
 def test_planner_decisions_are_made_again_from_the_trace(tmp_path: Path) -> None:
     trace = tmp_path / "t.npz"
     p = qwop("play", "--sim", "--late", "0.1", "--seed", "3", "--beam", "3", "--lead", "6", "--time-limit", "8")

@@ -16,7 +16,7 @@ from agents.realtime.play import play_episode, replays_exactly, report
 from agents.search.guided_rollouts import guide_from_model, policy_rollouts, rollout_rank
 from browser_env.mirror import MirrorDivergedError, PageMirror
 from browser_env.pages import SimulatedPage
-from browser_env.predicted import PredictedPlay
+from browser_env.predicted import NEXT_MARGIN_S, PredictedPlay, WorkMargin
 from sim_env.spec import FLAG_FIRST_CLICK, HEADER, REC_EVENT, REC_FLAGS, REC_UPDATE
 from tests.clitools import one_line_error, qwop
 from tests.support import REPO
@@ -30,10 +30,12 @@ def guide():
 
 
 def _session(page: SimulatedPage, keys: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Open the page, run until the click and then ``keys`` (one per update): its records."""
+    """Open the page, click, run until the click has landed and then ``keys`` (one per update):
+    its records since page load."""
     start = page.open()
-    rows = []
-    while not rows or not int(rows[-1][0, REC_FLAGS]) & FLAG_FIRST_CLICK:
+    rows = [start.records]
+    page.click()
+    while len(rows) == 1 or not int(rows[-1][0, REC_FLAGS]) & FLAG_FIRST_CLICK:
         rows.append(page.records(0.0))
     for k in keys:
         page.press(k)
@@ -98,6 +100,36 @@ def test_decisions_land_in_their_update_and_the_prediction_is_exact() -> None:
     points = [p for _, p, _ in decided]
     assert np.all(np.diff(points) == 4) and points[0] == play.first_update + 1
     assert play.stats.on_time == len(masks) and play.stats.late == 0
+
+
+def test_the_click_lands_when_sent_and_the_intro_work_gets_the_first_decisions_state() -> None:
+    page = SimulatedPage(seed=8, intro_updates=(5, 5))
+    start = page.open()
+    assert len(start.records) == 5 and not int(start.records[-1][REC_FLAGS]) & FLAG_FIRST_CLICK
+    given: list[tuple[bytes, float | None]] = []
+    play = PredictedPlay(SimulatedPage(seed=8, intro_updates=(5, 5)), 4, strict=True)
+    play.begin(prepare=lambda snap, deadline: given.append((snap, deadline)))
+    assert play.first_update == 6  # five intro updates, the click in the next
+    assert len(given) == 1 and given[0][1] is None  # a page that waits gives no deadline
+    assert play.decision_state() == given[0][0]  # the state the first decision has, bit for bit
+    # a real page: the click is meant for the update a settle time after the page opened
+    play = PredictedPlay(SimulatedPage(seed=8, intro_updates=(5, 5)), 4, strict=True)
+    play.begin(settle_s=0.5, prepare=lambda snap, deadline: given.append((snap, deadline)))
+    assert play.first_update == 5 + 15 and play.decision_state() == given[1][0]
+
+
+def test_the_work_margin_grows_when_keys_come_close_and_shrinks_back() -> None:
+    m = WorkMargin()
+    m.update(30.0, False)  # keys well ahead of their update: nothing changes
+    assert m.seconds == NEXT_MARGIN_S
+    m.update(-20.0, True)  # sent 20 ms after the update ran: the work must end 30 ms earlier
+    assert m.seconds == pytest.approx(NEXT_MARGIN_S + 0.030)
+    for _ in range(10):
+        m.update(-50.0, True)
+    assert m.seconds == m.most_s  # never more
+    for _ in range(300):
+        m.update(float("nan"), False)
+    assert m.seconds == pytest.approx(NEXT_MARGIN_S, abs=1e-6)
 
 
 def test_late_keys_are_followed_and_the_next_decision_starts_from_where_they_landed() -> None:
