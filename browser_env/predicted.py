@@ -110,30 +110,30 @@ class PlayStats:
 # What the next decision needs after work done between decisions: following the page's records,
 # the mirror's prediction and committing (a few ms), then sending its keys a millisecond early
 NEXT_MARGIN_S = 0.010
+# Work on the intro screen ends this long before the click is due: a page's first second runs its
+# updates less evenly, and a click that lands an update late makes that work useless
+PREPARE_MARGIN_S = 0.100
 
 
 @dataclass
 class WorkMargin:
     """How long before the next keys are due the work between decisions must end. It starts at
-    ``NEXT_MARGIN_S``; whenever keys reach the page less than ``wanted_ms`` before their update
-    (or land late), it grows by the shortfall, up to ``most_s``, and it shrinks back by
-    ``keep`` each decision: on a busy machine the page's updates come in bursts, its records
-    early, and the work gives way before the keys do."""
+    ``most_s`` (a page's first seconds run their updates least evenly, and a start with late
+    keys falls) and shrinks toward ``NEXT_MARGIN_S`` by ``keep`` at each key change; whenever
+    keys reach the page less than ``wanted_ms`` before their update (or land late), it grows by
+    the shortfall, up to ``most_s``: on a busy machine the page's updates come in bursts, its
+    records early, and the work gives way before the keys do."""
 
     wanted_ms: float = 10.0
     most_s: float = 0.060
     keep: float = 0.95
-    seconds: float = NEXT_MARGIN_S
+    seconds: float = 0.060
 
     def update(self, slack_ms: float, late: bool) -> None:
         short = max(0.0, self.wanted_ms - slack_ms) / 1000.0 if math.isfinite(slack_ms) else 0.0
         if late:
             short = max(short, self.wanted_ms / 1000.0)
         self.seconds = min(self.most_s, NEXT_MARGIN_S + (self.seconds - NEXT_MARGIN_S) * self.keep + short)
-
-# Work on the intro screen ends this long before the click is due: a page's first second runs its
-# updates less evenly, and a click that lands an update late makes that work useless
-PREPARE_MARGIN_S = 0.100
 
 
 class PageStoppedError(BrowserHarnessError):

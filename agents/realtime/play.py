@@ -70,6 +70,7 @@ class PlayedEpisode:
     decision_log: DecisionLog  # how each decision was made (agents.realtime.decisions)
     stage_ms: np.ndarray  # the planner's stages, wall time each (empty for the lookahead)
     sincos: str  # the page's sin/cos variant
+    click_late: int  # updates the click landed after the one it was sent for (0 also: opened clicked)
 
 
 def make_page(
@@ -170,6 +171,7 @@ def play_episode(
         decision_log=log,
         stage_ms=np.asarray(stages[first_stage:], dtype=np.float64) * 1000.0,
         sincos=play.start.sincos,
+        click_late=play.first_update - play.click_meant_for if play.click_meant_for else 0,
     )
 
 
@@ -205,6 +207,7 @@ def report(episodes: list[PlayedEpisode], where: str) -> dict[str, Any]:
         decisions_short_of_time=sum(e.short_of_time for e in episodes),
         times_s=[round(e.time_s, 4) for e in episodes],
         finished=[e.finished for e in episodes],
+        clicks_on_time=sum(e.click_late == 0 for e in episodes),
     )
     if len(slack):
         r["slack_ms_min"], r["slack_ms_p1"], r["slack_ms_median"] = (float(x) for x in np.percentile(slack, [0, 1, 50]))
@@ -228,7 +231,7 @@ def format_play_report(r: dict[str, Any]) -> str:
     mirror = "the mirror equalled the page at every update" if r["mirror_equal"] else "; ".join(r["divergences"])
     return (
         f"{format_report(r)}; decisions in their intended update {r['on_time_decisions']} of {r['decisions']} "
-        f"({r['on_time_share']:.1%}){clock}; {mirror}"
+        f"({r['on_time_share']:.1%}), clicks {r['clicks_on_time']} of {r['episodes']}{clock}; {mirror}"
     )
 
 

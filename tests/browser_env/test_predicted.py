@@ -120,8 +120,11 @@ def test_the_click_lands_when_sent_and_the_intro_work_gets_the_first_decisions_s
 
 def test_the_work_margin_grows_when_keys_come_close_and_shrinks_back() -> None:
     m = WorkMargin()
-    m.update(30.0, False)  # keys well ahead of their update: nothing changes
-    assert m.seconds == NEXT_MARGIN_S
+    assert m.seconds == m.most_s  # a page's first seconds: the most
+    for _ in range(300):
+        m.update(30.0, False)  # keys well ahead of their update: back to the least
+    assert m.seconds == pytest.approx(NEXT_MARGIN_S, abs=1e-6)
+    m.seconds = NEXT_MARGIN_S
     m.update(-20.0, True)  # sent 20 ms after the update ran: the work must end 30 ms earlier
     assert m.seconds == pytest.approx(NEXT_MARGIN_S + 0.030)
     for _ in range(10):
@@ -198,6 +201,7 @@ def test_qwop_play_in_the_simulator(tmp_path: Path) -> None:
     )
     assert p.returncode == 0, p.stderr[-2000:]
     assert "decisions in their intended update" in p.stdout and "2 of 2 traces replay exactly" in p.stdout
+    assert ", clicks 2 of 2" in p.stdout  # the emulated page takes the click in the update it was sent before
     r = json.loads((out / "report.json").read_text())
     assert r["episodes"] == 2 and r["mirror_equal"] and r["late_decisions"] > 0
     from demos.format import load_demo
