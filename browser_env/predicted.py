@@ -127,7 +127,10 @@ class WorkMargin:
     wanted_ms: float = 10.0
     most_s: float = 0.060
     keep: float = 0.95
-    seconds: float = 0.060
+    seconds: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.seconds = self.most_s
 
     def update(self, slack_ms: float, late: bool) -> None:
         short = max(0.0, self.wanted_ms - slack_ms) / 1000.0 if math.isfinite(slack_ms) else 0.0
