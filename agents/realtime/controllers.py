@@ -64,8 +64,9 @@ class ControllerSettings:
                 )
         if not isinstance(self.horizon, int) or self.horizon < 0:
             raise UserInputError(f"the lookahead's horizon must be a whole number, 0 or more, got {self.horizon!r}")
-        if not 0.0 <= float(self.late_weight) <= 1.0:
-            raise UserInputError(f"the lookahead's late weight must be in [0, 1], got {self.late_weight!r}")
+        w = self.late_weight
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
+            raise UserInputError(f"the lookahead's late weight must be a number in [0, 1], got {w!r}")
 
     def build(self, guide: GuidePolicy, sincos: str = "fma") -> Controller:
         if self.kind == "plan":
@@ -91,13 +92,13 @@ class ControllerSettings:
     def from_meta(cls, meta: dict[str, Any], where: str) -> ControllerSettings:
         """The settings a trace records; a trace from before ``plan`` names its lookahead's."""
         c = meta.get("controller")
-        if c is None:
-            return cls(
-                "lookahead",
-                horizon=int(meta.get("horizon", DEFAULT_HORIZON)),
-                late_weight=float(meta.get("late_weight", 0.0)),
-            )
         damaged = f"{where}: its controller settings are not qwop play's; the trace is damaged"
+        if c is None:
+            try:
+                horizon, late = int(meta.get("horizon", DEFAULT_HORIZON)), float(meta.get("late_weight", 0.0))
+            except (TypeError, ValueError):
+                raise UserInputError(damaged) from None
+            return cls("lookahead", horizon=horizon, late_weight=late)
         if not isinstance(c, dict) or set(c) - set(cls.__dataclass_fields__):
             raise UserInputError(damaged)
         try:

@@ -166,3 +166,7 @@ def test_controller_settings_and_the_command_line_refuse_what_does_not_fit(tmp_p
     # a trace from before the planner names its lookahead by its horizon
     old = ControllerSettings.from_meta({"horizon": 12, "late_weight": 0.1}, "t.npz")
     assert old == ControllerSettings("lookahead", horizon=12, late_weight=0.1)
+    # a damaged trace's settings: one line, not a traceback
+    for meta in ({"horizon": "x"}, {"controller": {"kind": "lookahead", "late_weight": "x"}}):
+        with pytest.raises(UserInputError, match=r"damaged|late weight"):
+            ControllerSettings.from_meta(meta, "t.npz")
