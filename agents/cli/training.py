@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from agents.cli.common import BACKENDS, GAME_HELP, check_demo_files
+from agents.realtime.controllers import ControllerSettings
 from agents.realtime.lookahead import DEFAULT_HORIZON
 from agents.realtime.receding import DEFAULT_BEAM, DEFAULT_CATCH_UP, DEFAULT_LEAD, DEFAULT_LOOKAHEAD
 from agents.shipped import PRETRAINED
@@ -93,7 +94,7 @@ def add_commands(sub: Any) -> None:
         default=None,
         help="plan in the loop: the guided planner's beam kept --lead decisions ahead of the page, each decision the "
         f"first action of its best line (the default; one stage of the beam simulates up to beam x 9 actions x "
-        f"{DEFAULT_LOOKAHEAD + 1} decisions x 4 updates, {DEFAULT_BEAM * 9 * (DEFAULT_LOOKAHEAD + 1) * 4:,} at the "
+        f"{DEFAULT_LOOKAHEAD + 1} decisions x 4 updates, {ControllerSettings().updates_per_stage(9, 4):,} at the "
         f"default beam; one stage per decision, {DEFAULT_CATCH_UP} while the beam is less than --lead ahead, fewer "
         "when the keys are due first). --no-plan: the lookahead",
     )

@@ -89,6 +89,22 @@ class ControllerSettings:
         return asdict(self)
 
     @classmethod
+    def from_args(cls, args: Any) -> ControllerSettings:
+        """The controller ``qwop play``'s command line asks for: the planner unless ``--horizon``
+        or ``--late-weight`` ask for the lookahead (``--no-plan``: the lookahead at its default
+        horizon); flags of the other kind are refused."""
+        flags = ("beam", "lead", "horizon", "late_weight")
+        given = {k: getattr(args, k) for k in flags if getattr(args, k) is not None}
+        lookahead_flags = [f"--{k.replace('_', '-')}" for k in given if k in ("horizon", "late_weight")]
+        plan_flags = [f"--{k}" for k in given if k in ("beam", "lead")]
+        plan = args.plan if args.plan is not None else not lookahead_flags
+        if plan and lookahead_flags:
+            raise UserInputError(f"{' and '.join(lookahead_flags)} set the lookahead; --plan plans with a beam instead")
+        if not plan and plan_flags:
+            raise UserInputError(f"{' and '.join(plan_flags)} set the planner, and the lookahead was asked for")
+        return cls("plan" if plan else "lookahead", **given)
+
+    @classmethod
     def from_meta(cls, meta: dict[str, Any], where: str) -> ControllerSettings:
         """The settings a trace records; a trace from before ``plan`` names its lookahead's."""
         c = meta.get("controller")

@@ -108,31 +108,31 @@ def play_episode(
     """One episode from a fresh page; ``on_update(score_time, score)`` after each decision,
     ``opened()`` once the page is open."""
     play = PredictedPlay(page, controller.frame_skip, strict=strict)
-    preparing = getattr(controller, "prepare", None)  # work on the intro screen (the planner's)
     stages = getattr(controller, "stage_times", [])
     first_stage = len(stages)
-    cpu = 0.0
+    cpu = [0.0]  # the controller's CPU time: its decisions, and its work before and between them
 
-    def prepare(snapshot: bytes, deadline: float | None) -> None:
-        nonlocal cpu
-        c0 = time.process_time()
+    def timed(work: Any) -> Any:
+        if work is None:
+            return None
+
+        def run(*args: Any) -> None:
+            c0 = time.process_time()
+            work(*args)
+            cpu[0] += time.process_time() - c0
+
+        return run
+
+    def prepare(snapshot: bytes, deadline: float | None) -> None:  # on the intro screen (the planner's)
         controller.sincos = play.sim.sincos
-        preparing(snapshot, deadline)
-        cpu += time.process_time() - c0
+        controller.prepare(snapshot, deadline)
 
-    play.begin(settle_s=settle_s, opened=opened, prepare=prepare if preparing is not None else None)
+    play.begin(settle_s=settle_s, opened=opened, prepare=timed(prepare) if hasattr(controller, "prepare") else None)
     assert play.start is not None
     controller.sincos = play.start.sincos
     short = controller.short_of_time
     log = DecisionLog()
-    thinking = getattr(controller, "think", None)  # work between decisions (the planner's)
-    think_cpu = [0.0]
-
-    def think(deadline: float | None) -> None:
-        c0 = time.process_time()
-        thinking(deadline)
-        think_cpu[0] += time.process_time() - c0
-
+    think = timed(getattr(controller, "think", None))  # work between decisions (the planner's)
     try:
         while not play.done and play.sim.score_time < time_limit:
             c0 = time.process_time()
@@ -141,8 +141,8 @@ def play_episode(
                 snap, page.held, None if snap is not None else play.page_state(), deadline=play.deadline()
             )
             log.add(play.point, controller.last_depth, mask)
-            cpu += time.process_time() - c0
-            play.act(mask, after_send=think if thinking is not None else None)
+            cpu[0] += time.process_time() - c0
+            play.act(mask, after_send=think)
             if on_update is not None:
                 on_update(play.sim.score_time, play.sim.score)
     finally:
@@ -166,7 +166,7 @@ def play_episode(
         records=np.stack(play.records),
         initial=np.asarray(play.start.initial),
         initial_score_time=float(play.start.initial_score_time),
-        cpu_s=cpu + think_cpu[0],
+        cpu_s=cpu[0],
         short_of_time=controller.short_of_time - short,
         decision_log=log,
         stage_ms=np.asarray(stages[first_stage:], dtype=np.float64) * 1000.0,
@@ -235,20 +235,6 @@ def format_play_report(r: dict[str, Any]) -> str:
     )
 
 
-def controller_settings(args: Any) -> ControllerSettings:
-    """The controller the command line asks for: the planner unless ``--horizon`` or
-    ``--late-weight`` ask for the lookahead (``--no-plan``: the lookahead at its default horizon)."""
-    given = {k: getattr(args, k) for k in ("beam", "lead", "horizon", "late_weight") if getattr(args, k) is not None}
-    lookahead_flags = [f"--{k.replace('_', '-')}" for k in given if k in ("horizon", "late_weight")]
-    plan_flags = [f"--{k}" for k in given if k in ("beam", "lead")]
-    plan = args.plan if args.plan is not None else not lookahead_flags
-    if plan and lookahead_flags:
-        raise UserInputError(f"{' and '.join(lookahead_flags)} set the lookahead; --plan plans with a beam instead")
-    if not plan and plan_flags:
-        raise UserInputError(f"{' and '.join(plan_flags)} set the planner, and the lookahead was asked for")
-    return ControllerSettings("plan" if plan else "lookahead", **given)
-
-
 def main_play(args: Any, default_model: Path) -> int:
     """The ``qwop play`` command (arguments as parsed by ``agents.cli``)."""
     model = str(check_model_file(args.model or default_model))
@@ -261,7 +247,7 @@ def main_play(args: Any, default_model: Path) -> int:
     if out_dir is not None:
         check_writable(out_dir.resolve().parent, f"--out {out_dir}")
     guide = guide_from_model(model)
-    settings = controller_settings(args)
+    settings = ControllerSettings.from_args(args)
     controller = settings.build(guide)
     where = "sim" if args.sim else "browser"
     with RealtimePriority(enabled=where == "browser" and args.mode == "realtime" and args.priority == "raise") as prio:
