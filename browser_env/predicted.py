@@ -214,6 +214,7 @@ class PredictedPlay:
         settle_s: float = 0.0,
         opened: Callable[[], None] | None = None,
         prepare: Callable[[bytes, float | None], None] | None = None,
+        click_update: int | None = None,
     ) -> None:
         """A fresh page, the click to begin, and the first update after it. ``settle_s``: how
         long to stay on the intro screen before clicking, as a person does (a page's first
@@ -223,7 +224,8 @@ class PredictedPlay:
         processes there). ``prepare(snapshot, deadline)``: work for the first decision while the
         page is on the intro screen, given the exact state that decision will have if the click
         lands in its update, and when the click is due (``time.monotonic()``, None for a page
-        that waits)."""
+        that waits). ``click_update``: the update the click is meant for instead, if the page has
+        not run it yet (a fresh page's state there is always the same)."""
         self.start = self.page.open()
         if opened is not None:
             opened()
@@ -235,7 +237,10 @@ class PredictedPlay:
         )
         self._follow(self.start.records)
         if not self.mirror.clicked:
-            click_at = self.click_meant_for = self.last_update + max(1, round(settle_s * UPDATES_PER_SECOND))
+            click_at = self.last_update + max(1, round(settle_s * UPDATES_PER_SECOND))
+            if click_update is not None and click_update > self.last_update:
+                click_at = click_update
+            self.click_meant_for = click_at
             if prepare is not None and self.mirror.ok:
                 prepare(self._clicked_state(click_at), self._due(click_at, PREPARE_MARGIN_S))
             while self.last_update < click_at - 1:

@@ -6,9 +6,9 @@
   plain PPO (docs/data/learning.csv, from ``python -m agents.bench.learning``).
 - search.png: the planner's best finish against CPU-minutes, guided and unguided
   (docs/data/search.csv, from ``python -m agents.bench.search``).
-- realtime.png: the finish time of every real-time run in the original, the planner in the loop
-  and the lookahead, the machine idle and with one core busy (docs/data/realtime.csv, from
-  ``python -m agents.bench.realtime``).
+- realtime.png: the finish time of every real-time run in the original (the opening then the
+  planner in the loop, the planner alone, the lookahead), the machine idle and with one core
+  busy (docs/data/realtime.csv, from ``python -m agents.bench.realtime``).
 - splits.png: split times per 10 m of the best runs: the planner's records
   (agents/records/) and the shipped agent's run from the standard start, replayed in the
   simulator here.
@@ -104,7 +104,11 @@ def realtime(out: Path) -> Path:
     rows = _rows("realtime.csv")
     fig, ax = plt.subplots(figsize=(7, 4))
     last = max(r["date"] for r in rows)
-    shown = (("plan", "planner in the loop", "full"), ("lookahead", "lookahead", "none"))
+    shown = (
+        ("plan+opening", "opening, then the planner", "full"),
+        ("plan", "planner in the loop", "left"),
+        ("lookahead", "lookahead", "none"),
+    )
     for controller, what, fill in shown:
         for name, marker in (("idle", "o"), ("busy", "s")):
             rs = _latest_measurement([r for r in rows if r["condition"] == name and r["controller"] == controller])

@@ -26,6 +26,7 @@ from typing import Any
 
 from agents.exits import user_errors_in_one_line
 from agents.realtime.controllers import KINDS
+from agents.shipped import OPENING
 from agents.usage import OneLineParser, positive_int
 from sim_env.errors import UserInputError
 from sim_env.files import check_out_folders, write_text
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="plan",
         help="qwop play's planner in the loop (the default) or its lookahead (--no-plan)",
     )
+    ap.add_argument(
+        "--no-opening", action="store_true", help="the planner without the shipped opening (qwop play --no-opening)"
+    )
     ap.add_argument("--game", help="folder with your copy of the original (default: the default game folder)")
     ap.add_argument("--csv", help="append one row per run to this CSV file")
     ap.add_argument("--quick", action="store_true", help="a smoke run: one run per condition, in the simulator")
@@ -54,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
 def play(runs: int, out: Path, model: str | None, game: str | None, quick: bool, controller: str) -> dict[str, Any]:
     """``qwop play`` for ``runs`` episodes into ``out``; its report."""
     cmd = [sys.executable, "-m", "agents.cli", "play", "--episodes", str(runs), "--out", str(out)]
-    cmd += ["--plan" if controller == "plan" else "--no-plan"]
+    cmd += (
+        ["--no-plan"] if controller == "lookahead" else ["--plan"] + (["--no-opening"] if controller == "plan" else [])
+    )
     cmd += [model] if model else []
     cmd += ["--sim", "--late", "0.02"] if quick else (["--game", game] if game else [])
     done = subprocess.run(cmd, stdin=subprocess.DEVNULL)
@@ -104,8 +110,14 @@ def append_rows(path: Path, reports: dict[str, dict[str, Any]], controller: str)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    ap = build_parser()
+    args = ap.parse_args(argv)
     runs = 1 if args.quick else args.runs
+    if args.no_opening and args.controller != "plan":
+        ap.error("--no-opening is the planner's (--controller plan)")
+    # the CSV's controller column: the planner is "plan+opening" when it follows the shipped opening
+    if args.controller == "plan" and not args.no_opening and OPENING.is_file():
+        args.controller = "plan+opening"
     conditions = ["idle", "busy"] if args.busy or args.quick else ["idle"]
 
     def body() -> int:

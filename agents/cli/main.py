@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Commands that load or train models (torch, stable-baselines3) and those that drive a browser;
 # the rest run on the core install. Options that add a need are in extras_needed.
-_TRAIN_COMMANDS = {"train", "eval", "play", "sample", "improve", "tune-guide"}
+_TRAIN_COMMANDS = {"train", "eval", "play", "sample", "improve", "tune-guide", "opening"}
 _BROWSER_COMMANDS = {"record", "browser-bench"}
 
 
@@ -50,7 +50,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return user_errors_in_one_line(lambda: _run(args), safe_point_stops=args.command in ("train", "search"))
+    return user_errors_in_one_line(lambda: _run(args), safe_point_stops=args.command in ("train", "search", "opening"))
 
 
 __all__ = ["build_parser", "extras_needed", "main"]

@@ -1,6 +1,7 @@
 """Commands that search the exact simulator for fast runs: ``qwop search`` (the planner),
-``qwop sample`` (the best of a policy's stochastic runs) and ``qwop improve`` (runs of the
-rollout policy over a trained agent, as demos to fine-tune on)."""
+``qwop sample`` (the best of a policy's stochastic runs), ``qwop improve`` (runs of the
+rollout policy over a trained agent, as demos to fine-tune on), ``qwop tune-guide`` and
+``qwop opening`` (the decisions ``qwop play`` follows first)."""
 
 from __future__ import annotations
 
@@ -93,6 +94,30 @@ def add_commands(sub: Any) -> None:
         "is the one qwop search --guide runs",
     )
     p.set_defaults(func=_tune_guide)
+    p = sub.add_parser(
+        "opening",
+        help="plan offline the opening qwop play follows: the decisions from the state a click in a fixed update gives",
+        description="A fresh page's state after the click is the same in every session if the click lands in the same "
+        "update, so the decisions from it can be planned ahead of time: the planner qwop play runs in the loop "
+        "(agents/realtime/receding.py), here with a wider beam and more stages per decision and no clock, as if "
+        "every key landed on time. qwop play --opening FILE follows the result until a key lands late. "
+        "Deterministic for a model and settings; Ctrl-C keeps the decisions made so far (an opening part of the way).",
+    )
+    p.add_argument("model", nargs="?", help="model .zip guiding the planner (default: the shipped pretrained model)")
+    p.add_argument("--beam", type=positive_int, default=256, help="games the beam keeps (default 256)")
+    p.add_argument("--stages", type=positive_int, default=2, help="stages grown per decision (default 2)")
+    p.add_argument("--lead", type=positive_int, default=30, help="decisions the beam runs ahead (default 30)")
+    p.add_argument("--lookahead", type=positive_int, default=15, help="guide decisions after each try (default 15)")
+    p.add_argument(
+        "--click-update",
+        type=positive_int,
+        default=None,
+        help="the page update the click lands in (default 90: 3 s after the page loads)",
+    )
+    p.add_argument("--sincos", choices=["fma", "generic"], default="fma", help="the page's sin/cos (default fma)")
+    p.add_argument("--time-limit", type=game_seconds, default=120.0, help="game seconds (default 120)")
+    p.add_argument("--out", help="the opening's file (default: a new runs/opening-TIME/opening.npz)")
+    p.set_defaults(func=_opening)
 
 
 def _search_arguments(p: argparse.ArgumentParser) -> None:
@@ -319,3 +344,10 @@ def _improve(args: argparse.Namespace) -> int:
     recipe = "agents/recipes/finetune.toml"
     print(f"qwop train --config {recipe} --resume MODEL --inject {out} --set 'env.start_runs=[\"{out}\"]'")
     return 0
+
+
+def _opening(args: argparse.Namespace) -> int:
+    from agents.realtime.opening_command import main_opening
+
+    check_out_folders(args.out)
+    return main_opening(args, PRETRAINED, Path(args.out) if args.out else new_run_folder("opening") / "opening.npz")

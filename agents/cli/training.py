@@ -102,6 +102,21 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--lead", type=positive_int, help=f"--plan: decisions the beam runs ahead of the page (default {DEFAULT_LEAD})"
     )
+    opening = p.add_mutually_exclusive_group()
+    opening.add_argument(
+        "--opening",
+        metavar="FILE",
+        help="--plan: the decisions planned offline for the first state after a click in a fixed update (qwop "
+        "opening), followed while the game is in the states they pass through; the planner takes over at the first "
+        "key that lands late (default: the shipped opening)",
+    )
+    opening.add_argument(
+        "--no-opening",
+        dest="opening",
+        action="store_const",
+        const="",
+        help="--plan: no opening, the planner throughout",
+    )
     p.add_argument(
         "--horizon",
         type=nonnegative_int,

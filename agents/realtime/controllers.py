@@ -1,6 +1,7 @@
 """The real-time controllers ``qwop play`` can use, by their settings, and a trace's record of them.
 
-``plan``: the guided planner's beam kept ahead of the game (``agents.realtime.receding``).
+``plan``: the guided planner's beam kept ahead of the game (``agents.realtime.receding``), after
+an opening planned offline if one is given (``agents.realtime.opening``).
 ``lookahead``: every action tried from the decision's state, each followed by the guide's
 rollout (``agents.realtime.lookahead``; horizon 0 is the plain policy). A trace ``qwop play``
 writes keeps the settings (``meta["controller"]``), so that ``qwop play --check`` builds the
@@ -15,6 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from agents.realtime.lookahead import DEFAULT_HORIZON, LookaheadController
+from agents.realtime.opening import load_opening
 from agents.realtime.receding import DEFAULT_BEAM, DEFAULT_LEAD, DEFAULT_LOOKAHEAD, BeamController
 from agents.search.guided_rollouts import GuidePolicy
 from sim_env.errors import UserInputError
@@ -53,6 +55,7 @@ class ControllerSettings:
     lookahead: int = DEFAULT_LOOKAHEAD  # plan: guide decisions after each try
     horizon: int = DEFAULT_HORIZON  # lookahead: rollout decisions after each tried action
     late_weight: float = 0.0  # lookahead: weight of each action's outcome landing an update late
+    opening: str = ""  # plan: the opening file followed first ("": none)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -64,13 +67,23 @@ class ControllerSettings:
                 )
         if not isinstance(self.horizon, int) or self.horizon < 0:
             raise UserInputError(f"the lookahead's horizon must be a whole number, 0 or more, got {self.horizon!r}")
+        if not isinstance(self.opening, str) or (self.opening and self.kind != "plan"):
+            raise UserInputError(f"an opening is followed by the planner (--plan), got {self.opening!r}")
         w = self.late_weight
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
             raise UserInputError(f"the lookahead's late weight must be a number in [0, 1], got {w!r}")
 
     def build(self, guide: GuidePolicy, sincos: str = "fma") -> Controller:
         if self.kind == "plan":
-            return BeamController(guide, beam=self.beam, lead=self.lead, lookahead=self.lookahead, sincos=sincos)
+            opening = load_opening(self.opening) if self.opening else None
+            if opening is not None and opening.frame_skip != guide.frame_skip:
+                raise UserInputError(
+                    f"{self.opening} holds keys {opening.frame_skip} updates a decision, the model "
+                    f"{guide.frame_skip}: plan an opening with this model (qwop opening)"
+                )
+            return BeamController(
+                guide, beam=self.beam, lead=self.lead, lookahead=self.lookahead, sincos=sincos, opening=opening
+            )
         return LookaheadController(guide, horizon=self.horizon, late=self.late_weight, sincos=sincos)
 
     def updates_per_stage(self, n_actions: int, frame_skip: int) -> int:
@@ -79,7 +92,11 @@ class ControllerSettings:
 
     def describe(self) -> str:
         if self.kind == "plan":
-            return f"planner in the loop (beam {self.beam}, {self.lead} decisions ahead, rollouts of {self.lookahead})"
+            opening = f", after the opening {self.opening}" if self.opening else ""
+            return (
+                f"planner in the loop (beam {self.beam}, {self.lead} decisions ahead, rollouts of {self.lookahead}"
+                f"{opening})"
+            )
         if self.horizon == 0:
             return "the plain policy"
         late = f", late keys weighed {self.late_weight:g}" if self.late_weight else ""
@@ -89,19 +106,22 @@ class ControllerSettings:
         return asdict(self)
 
     @classmethod
-    def from_args(cls, args: Any) -> ControllerSettings:
+    def from_args(cls, args: Any, default_opening: str = "") -> ControllerSettings:
         """The controller ``qwop play``'s command line asks for: the planner unless ``--horizon``
         or ``--late-weight`` ask for the lookahead (``--no-plan``: the lookahead at its default
-        horizon); flags of the other kind are refused."""
-        flags = ("beam", "lead", "horizon", "late_weight")
+        horizon); flags of the other kind are refused. The planner follows ``--opening``, else
+        ``default_opening`` (``--no-opening``: none)."""
+        flags = ("beam", "lead", "horizon", "late_weight", "opening")
         given = {k: getattr(args, k) for k in flags if getattr(args, k) is not None}
         lookahead_flags = [f"--{k.replace('_', '-')}" for k in given if k in ("horizon", "late_weight")]
-        plan_flags = [f"--{k}" for k in given if k in ("beam", "lead")]
+        plan_flags = [f"--{k}" for k in given if k in ("beam", "lead") or (k == "opening" and given[k])]
         plan = args.plan if args.plan is not None else not lookahead_flags
         if plan and lookahead_flags:
             raise UserInputError(f"{' and '.join(lookahead_flags)} set the lookahead; --plan plans with a beam instead")
         if not plan and plan_flags:
             raise UserInputError(f"{' and '.join(plan_flags)} set the planner, and the lookahead was asked for")
+        if plan and "opening" not in given:
+            given["opening"] = default_opening
         return cls("plan" if plan else "lookahead", **given)
 
     @classmethod

@@ -23,6 +23,7 @@ DEFAULT_HORIZON = 30  # decisions; against the plain policy (0), docs/history/re
 MIN_LOOKAHEAD_S = 0.004  # below this before the keys are due, no rollout: the plain policy decides
 PLAIN_FROM_SNAPSHOT = -1  # last_depth of a plain policy's decision on the decision's exact state
 PLAIN_FROM_STATE = -2  # ... on the page's body state (the mirror had differed: no snapshot)
+FROM_OPENING = -3  # last_depth of a decision the opening made (agents.realtime.opening)
 
 
 @dataclass

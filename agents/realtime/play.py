@@ -4,8 +4,11 @@ Each episode is a fresh page as a person starts it (load, a moment on the intro 
 click, play), the keys sent as real key events at the page's own pace. A mirror of the page in
 the simulator follows it update by update, bit for bit (``browser_env.mirror``); every decision
 is computed ahead from the mirror's exact state and sent the moment the page has run the update
-before the one it is meant for (``browser_env.predicted``), and by default it is the action whose
-rollout of the model goes fastest (``agents.realtime.lookahead``, ``--horizon 0`` for the plain policy).
+before the one it is meant for (``browser_env.predicted``). By default the click lands in the
+shipped opening's update and the opening decides while the game is in its states
+(``agents.realtime.opening``), then the planner in the loop (``agents.realtime.receding``);
+``--no-plan`` and ``--horizon`` ask for the lookahead (``agents.realtime.lookahead``, ``--horizon
+0`` for the plain policy).
 
 ``--mode lockstep`` plays the same controller with the page held between updates (the traces'
 start, no late keys); ``--sim`` plays it in the simulator, with ``--late P`` emulating keys that
@@ -28,6 +31,7 @@ import numpy as np
 from agents.realtime.controllers import Controller, ControllerSettings
 from agents.realtime.decisions import DecisionLog, check_decisions
 from agents.search.guided_rollouts import guide_from_model
+from agents.shipped import OPENING
 from agents.training.evaluate import _report, format_report, save_browser_recording, write_trace_and_gif
 from agents.training.model_files import check_model_file
 from browser_env.errors import browser_failures, browser_stopped
@@ -41,8 +45,7 @@ from demos.replay import replay_browser, replay_sim, video_kind
 from sim_env.errors import UserInputError
 from sim_env.files import check_out_folders, check_writable, write_text
 
-SETTLE_S = 2.0  # seconds on the intro screen before the click, in a real page: the planner grows
-# its first beam meanwhile (about 30 stages at beam 16 on a loaded 2-core machine)
+SETTLE_S = 2.0  # on the intro screen before the click, without an opening: the first beam grows (~30 stages)
 
 
 @dataclass
@@ -127,7 +130,9 @@ def play_episode(
         controller.sincos = play.sim.sincos
         controller.prepare(snapshot, deadline)
 
-    play.begin(settle_s=settle_s, opened=opened, prepare=timed(prepare) if hasattr(controller, "prepare") else None)
+    opening = getattr(controller, "opening", None)  # the planner's: the click lands in its update
+    first = timed(prepare) if hasattr(controller, "prepare") else None
+    play.begin(settle_s, opened, first, click_update=None if opening is None else opening.click_update)
     assert play.start is not None
     controller.sincos = play.start.sincos
     short = controller.short_of_time
@@ -247,7 +252,7 @@ def main_play(args: Any, default_model: Path) -> int:
     if out_dir is not None:
         check_writable(out_dir.resolve().parent, f"--out {out_dir}")
     guide = guide_from_model(model)
-    settings = ControllerSettings.from_args(args)
+    settings = ControllerSettings.from_args(args, str(OPENING) if OPENING.is_file() else "")
     controller = settings.build(guide)
     where = "sim" if args.sim else "browser"
     with RealtimePriority(enabled=where == "browser" and args.mode == "realtime" and args.priority == "raise") as prio:

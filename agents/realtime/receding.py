@@ -16,6 +16,10 @@ is for and kept up to ``lead`` decisions ahead of the game. Each decision:
    keys would be due before another stage ended; a stage still running when they are due is cut
    there and its work dropped, so planning never makes keys late.
 
+With an opening (``agents.realtime.opening``, planned offline), a decision whose exact state
+the opening passes through is the opening's, and the beam is not grown meanwhile; the first
+decision off it (keys that landed late, the opening's end) starts the beam from the true state.
+
 The beam only holds if the game goes where it assumed: when a decision's keys land late, the
 state of the next decision is not the one the beam grew from, and the beam starts again from the
 true state. A decision is a function of the states the controller was given and of the stages
@@ -31,7 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 import sim_env
-from agents.realtime.lookahead import PLAIN_FROM_SNAPSHOT, PLAIN_FROM_STATE
+from agents.realtime.lookahead import FROM_OPENING, PLAIN_FROM_SNAPSHOT, PLAIN_FROM_STATE
+from agents.realtime.opening import Opening
 from agents.search.beam_moves import best_per_parent
 from agents.search.guided_rollouts import RUNNING, GuidePolicy, finished_100m, rollout_rank
 
@@ -67,6 +72,7 @@ class BeamController:
     catch_up: int = DEFAULT_CATCH_UP
     sincos: str = "fma"
     threads: int = 1
+    opening: Opening | None = None
 
     def __post_init__(self) -> None:
         for name in ("beam", "lookahead", "stages", "catch_up"):
@@ -74,6 +80,10 @@ class BeamController:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.lead < 1:
             raise ValueError(f"lead must be at least 1 decision, got {self.lead}")
+        if self.opening is not None and self.opening.frame_skip != self.frame_skip:
+            raise ValueError(
+                f"the opening's decisions hold keys {self.opening.frame_skip} updates, the guide's {self.frame_skip}"
+            )
         self._masks = self.guide.masks
         self.updates_simulated = 0
         self.short_of_time = 0  # decisions made without a stage because the keys were almost due
@@ -82,6 +92,7 @@ class BeamController:
         self.stage_s = 0.0  # a stage's expected wall time (moving average)
         self.stage_times: list[float] = []  # every stage's wall time, for the report
         self.stages_cut = 0  # stages cut short by the deadline (their work lost)
+        self.from_opening = 0  # decisions the opening made
         self._clear()
 
     @property
@@ -94,6 +105,9 @@ class BeamController:
         self._finish: _Line | None = None  # the fastest line that ended the game at 100 m
         self._expected: bytes | None = None  # the state the next decision should be for
         self._thought = 0  # stages think() grew since the last decision
+
+    def _opening_mask(self, snapshot: bytes | None) -> int | None:
+        return None if self.opening is None else self.opening.mask_for(snapshot)
 
     def act_state(self, state: np.ndarray) -> int:
         """The plain policy's key mask for a (12, 6) body state."""
@@ -189,7 +203,11 @@ class BeamController:
         """Grow the beam to ``lead`` from the first decision's state ``snapshot`` before the game
         starts (on the intro screen, before the click), none that would end after
         ``deadline``. If the first decision's state is another (the click landed an update
-        late), :meth:`decide` starts again and this work is lost."""
+        late), :meth:`decide` starts again and this work is lost. A state the opening passes
+        through needs no beam."""
+        if self._opening_mask(snapshot) is not None:
+            self._clear()
+            return
         self._restart(snapshot)
         self._expected = snapshot
         self._thought = self._grow(self.lead, deadline)
@@ -224,6 +242,12 @@ class BeamController:
             self._clear()
             self.last_depth = PLAIN_FROM_STATE
             return self.act_state(state)
+        book = self._opening_mask(snapshot) if depth is None or depth == FROM_OPENING else None
+        if book is not None:
+            self._clear()  # no beam while the opening leads: the next decision off it starts one
+            self.from_opening += 1
+            self.last_depth = FROM_OPENING
+            return book
         if snapshot != self._expected or (self._games is None and self._finish is None):
             self._restart(snapshot)
         if depth is not None:

@@ -2,7 +2,7 @@
 own build (the wheel from the sdist, so the sdist is complete), installed into a fresh venv and
 used from a folder outside the repository: the core install (numpy and gymnasium) runs the
 simulator's env, qwop search and qwop replay of a shipped record; with [train], qwop eval of the
-shipped model."""
+shipped model and qwop play --sim with the shipped opening."""
 
 from __future__ import annotations
 
@@ -66,3 +66,10 @@ def test_train_extra_evaluates_the_packaged_model(installed: tuple[Path, Path]) 
     _run([str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", torch, f"{wheel}[train]"], work)
     out = _run([str(venv / "bin" / "qwop"), "eval", "--episodes", "2"], cwd=work).stdout
     assert "finished 100 m" in out, out
+    # the shipped opening is in the wheel: qwop play follows it (all keys on time: the whole run)
+    out = _run([str(venv / "bin" / "qwop"), "play", "--sim"], cwd=work).stdout
+    from agents.realtime.opening import load_opening
+    from agents.shipped import OPENING
+
+    planned = load_opening(OPENING).outcome()["time_s"]
+    assert "after the opening" in out and f"finished 100 m in {planned:.2f} s" in out, out

@@ -1,0 +1,181 @@
+"""The opening: a line of decisions for a real-time game, planned offline from the one state a
+well-timed click gives.
+
+A fresh page of the original runs the same updates from load: on the intro screen the runner's
+state after update ``u`` is the same in every session, and the click zeroes the page's clock, the
+one thing that differs. So a click that lands in a fixed update (``click_update``) gives the
+first decision the same exact state every time, and the decisions from there can be planned
+offline with time to spare (:func:`plan_opening`: the planner ``qwop play`` runs in the loop,
+with a wider beam and more stages per decision than real time allows).
+
+``qwop play`` clicks so that the click lands in the opening's update, and at every decision whose
+exact state is one the opening passes through it sends the opening's keys, in the update they
+were planned for. A key change that lands late puts the game in a state the opening never
+reached, and the planner in the loop takes over from the true state; so does the end of an
+opening planned only part of the way. Following the opening is a function of the decision's
+state alone (its snapshot is looked up), so a run's decisions are made again from its trace as
+before.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+import sim_env
+from sim_env.errors import UserInputError
+from sim_env.files import write_new
+
+FORMAT = "qwop-opening/1"
+KEYS = ("format", "click_update", "frame_skip", "sincos", "masks", "meta")
+# The update the click is sent to land in. A page is first seen some 10 updates after it loads
+# (30 or more on a busy machine); 90 (3 s) leaves room for that and for a settled first beam.
+DEFAULT_CLICK_UPDATE = 90
+
+
+def start_snapshot(click_update: int, sincos: str = "fma") -> bytes:
+    """The exact state a fresh page's game has after the click landed in update ``click_update``
+    (no keys held on the intro screen): the first decision's."""
+    sim = sim_env.QwopSim(first_click=False, sincos=sincos)
+    sim.advance(np.zeros(click_update - 1, dtype=np.int8))
+    sim.click()
+    sim.update(0)
+    return sim.snapshot()
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A line of decisions from :func:`start_snapshot` (see the module's docstring)."""
+
+    click_update: int  # the page update the click lands in
+    frame_skip: int  # updates each decision's keys are held
+    sincos: str  # whose sin/cos the line was planned with (the page's must be the same)
+    masks: np.ndarray  # (n,) int8: each decision's keys, in order
+    meta: dict[str, Any] = field(default_factory=dict)  # how it was planned, and its outcome
+    _table: dict[bytes, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.click_update < 2:
+            raise ValueError(f"click_update must be 2 or more (update 1 runs unclicked), got {self.click_update}")
+        if self.frame_skip < 1:
+            raise ValueError(f"frame_skip must be at least 1, got {self.frame_skip}")
+        masks = np.asarray(self.masks)
+        if masks.ndim != 1 or (len(masks) and (masks.min() < 0 or masks.max() > 15)):
+            raise ValueError("masks must be a row of key masks, 0 to 15")
+        table: dict[bytes, int] = {}
+        sim = sim_env.QwopSim(sincos=self.sincos)
+        sim.restore(start_snapshot(self.click_update, self.sincos))
+        for m in masks.astype(np.int8):
+            if sim.game_ended:
+                break
+            table.setdefault(sim.snapshot(), int(m))
+            sim.advance(np.full(self.frame_skip, m, dtype=np.int8))
+        object.__setattr__(self, "_table", table)
+
+    def __len__(self) -> int:
+        return len(self.masks)
+
+    def mask_for(self, snapshot: bytes | None) -> int | None:
+        """The opening's keys for a decision whose exact state is ``snapshot``, or None if the
+        opening never passes through that state."""
+        return None if snapshot is None else self._table.get(snapshot)
+
+    def outcome(self) -> dict[str, Any]:
+        """Where the line leads in the simulator: finished, game time, distance."""
+        sim = sim_env.QwopSim(sincos=self.sincos)
+        sim.restore(start_snapshot(self.click_update, self.sincos))
+        for m in self.masks.astype(np.int8):
+            if sim.game_ended:
+                break
+            sim.advance(np.full(self.frame_skip, m, dtype=np.int8))
+        return {"finished": bool(sim.finished), "time_s": float(sim.score_time), "distance_m": float(sim.distance_m)}
+
+    def describe(self) -> str:
+        o = self.outcome()
+        end = f"finishes 100 m in {o['time_s']:.2f} s" if o["finished"] else f"reaches {o['distance_m']:.1f} m"
+        return f"{len(self)} decisions from a click in update {self.click_update}; {end}"
+
+    def save(self, path: str | Path) -> Path:
+        """Writes the opening to ``path`` (a taken name gets a number); returns where."""
+        arrays = {
+            "format": np.array(FORMAT),
+            "click_update": np.array(self.click_update, dtype=np.int64),
+            "frame_skip": np.array(self.frame_skip, dtype=np.int64),
+            "sincos": np.array(self.sincos),
+            "masks": np.asarray(self.masks, dtype=np.int8),
+            "meta": np.array(json.dumps(self.meta, sort_keys=True)),
+        }
+        return write_new(path, lambda f: np.savez_compressed(f, **arrays))
+
+
+def load_opening(path: str | Path) -> Opening:
+    """The opening saved in ``path``, or a one-line error saying what is wrong with the file."""
+    p = Path(path)
+    if not p.is_file():
+        raise UserInputError(f"opening not found: {path} (qwop opening plans one)")
+    damaged = f"{p} is not an opening saved by qwop opening (or it is damaged)"
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            if set(KEYS) - set(z.files) or str(z["format"]) != FORMAT:
+                raise UserInputError(damaged)
+            return Opening(
+                click_update=int(z["click_update"]),
+                frame_skip=int(z["frame_skip"]),
+                sincos=str(z["sincos"]),
+                masks=np.asarray(z["masks"], dtype=np.int8),
+                meta=dict(json.loads(str(z["meta"]))),
+            )
+    except UserInputError:
+        raise
+    except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError, RuntimeError):
+        raise UserInputError(damaged) from None
+
+
+class Planner(Protocol):
+    """What :func:`plan_opening` asks of the planner (``BeamController``)."""
+
+    @property
+    def frame_skip(self) -> int: ...
+
+    def prepare(self, snapshot: bytes, deadline: float | None = None) -> None: ...
+
+    def decide(self, snapshot: bytes | None, held: int) -> int: ...
+
+    def think(self, deadline: float | None = None) -> None: ...
+
+
+def plan_opening(
+    planner: Planner,
+    click_update: int = DEFAULT_CLICK_UPDATE,
+    sincos: str = "fma",
+    time_limit_s: float = 120.0,
+    progress: Callable[[float, float], None] | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> np.ndarray:
+    """The planner's decisions from :func:`start_snapshot`, made as in a real-time game whose keys
+    all land on time and whose page waits for every stage: the line until the game ends, the
+    time limit passes or ``stop()`` says so. ``progress(game_s, metres)`` after each decision."""
+    sim = sim_env.QwopSim(sincos=sincos)
+    sim.restore(start_snapshot(click_update, sincos))
+    planner.prepare(sim.snapshot(), None)
+    masks: list[int] = []
+    held = 0
+    while not sim.game_ended and sim.score_time < time_limit_s:
+        if stop is not None and stop():
+            break
+        held = planner.decide(sim.snapshot(), held)
+        masks.append(held)
+        planner.think(None)
+        sim.advance(np.full(planner.frame_skip, held, dtype=np.int8))
+        if progress is not None:
+            progress(float(sim.score_time), float(sim.distance_m))
+    return np.asarray(masks, dtype=np.int8)
+
+
+__all__ = ["DEFAULT_CLICK_UPDATE", "Opening", "load_opening", "plan_opening", "start_snapshot"]

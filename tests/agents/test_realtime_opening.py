@@ -1,0 +1,114 @@
+"""The opening ``qwop play`` follows first: a fresh page's state after a click in a fixed update
+is always the same, the opening is planned from it, followed while the game passes through its
+states, left at the first key that lands late, saved and loaded whole, refused in one line when
+damaged, and its decisions are made again from a trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.realtime.lookahead import FROM_OPENING
+from agents.realtime.opening import Opening, load_opening, plan_opening, start_snapshot
+from agents.realtime.play import play_episode
+from agents.realtime.receding import BeamController
+from agents.search.guided_rollouts import guide_from_model
+from browser_env.pages import SimulatedPage
+from browser_env.predicted import PredictedPlay
+from demos.format import load_demo
+from sim_env.errors import UserInputError
+from tests.clitools import one_line_error, qwop
+from tests.support import REPO
+
+MODEL = REPO / "agents" / "models" / "qwop_pddqn.zip"
+CLICK = 20  # the update the tests' openings are planned to click in
+
+
+@pytest.fixture(scope="module")
+def guide():
+    return guide_from_model(str(MODEL))
+
+
+@pytest.fixture(scope="module")
+def opening(guide) -> Opening:
+    """A short opening: 40 decisions (5.3 game seconds) from a click in update 20."""
+    masks = plan_opening(BeamController(guide, beam=3, lead=5), CLICK, time_limit_s=40 * 4 / 30)
+    return Opening(CLICK, guide.frame_skip, "fma", masks, {"made_by": "test"})
+
+
+def test_a_click_in_the_same_update_gives_the_same_first_state_on_every_page() -> None:
+    """What the opening rests on: pages opened after different intro lengths, with different
+    clocks, give the first decision one exact state if the click lands in the same update."""
+    seen = []
+    for seed, intro in ((0, 3), (1, 11), (2, 19)):
+        play = PredictedPlay(SimulatedPage(seed=seed, intro_updates=(intro, intro)), 4)
+        got: list[bytes] = []
+        play.begin(prepare=lambda snap, deadline, got=got: got.append(snap), click_update=CLICK)
+        assert play.first_update == CLICK and got == [play.decision_state()]
+        seen.append(got[0])
+    assert seen[0] == seen[1] == seen[2] == start_snapshot(CLICK)
+    assert start_snapshot(CLICK + 1) != seen[0]
+
+
+def test_the_opening_is_followed_on_time_and_left_at_the_first_late_key(guide, opening) -> None:
+    ctl = BeamController(guide, beam=3, lead=5, opening=opening)
+    ep = play_episode(SimulatedPage(seed=1, intro_updates=(5, 10)), ctl, time_limit=8.0)
+    depth = ep.decision_log.depth
+    assert ep.click_late == 0 and ep.late == 0
+    assert depth[: len(opening)] == [FROM_OPENING] * len(opening) and ctl.from_opening == len(opening)
+    assert ep.decision_log.mask[: len(opening)] == [int(m) for m in opening.masks]
+    assert FROM_OPENING not in depth[len(opening) :] and depth[len(opening)] >= 1  # the beam took over
+    assert ctl.restarts == 1  # once, where the opening ended: no beam was grown while it led
+
+    # every key change late: the first one leaves the opening's states for good
+    ctl = BeamController(guide, beam=3, lead=5, opening=opening)
+    ep = play_episode(SimulatedPage(late=1.0, seed=1, intro_updates=(5, 10)), ctl, time_limit=4.0)
+    first_change = next(i for i, m in enumerate(opening.masks) if m != 0)
+    assert ep.decision_log.depth[: first_change + 1] == [FROM_OPENING] * (first_change + 1)
+    assert FROM_OPENING not in ep.decision_log.depth[first_change + 1 :]
+
+
+def test_a_page_past_the_opening_click_plays_without_it(guide, opening) -> None:
+    ctl = BeamController(guide, beam=3, lead=5, opening=opening)
+    ep = play_episode(SimulatedPage(seed=2, intro_updates=(CLICK + 5, CLICK + 5)), ctl, time_limit=3.0)
+    assert ep.click_late == 0 and ctl.from_opening == 0 and FROM_OPENING not in ep.decision_log.depth
+
+
+def test_an_opening_is_saved_and_loaded_whole_and_a_damaged_one_refused(opening, tmp_path: Path) -> None:
+    path = opening.save(tmp_path / "o.npz")
+    again = load_opening(path)
+    assert again.click_update == CLICK and np.array_equal(again.masks, opening.masks) and again.meta == opening.meta
+    assert again.mask_for(start_snapshot(CLICK)) == int(opening.masks[0]) and again.mask_for(b"x") is None
+    assert opening.save(path) != path  # a taken name is never overwritten
+    (tmp_path / "junk.npz").write_bytes(b"not an archive")
+    np.savez(tmp_path / "other.npz", masks=np.zeros(3))
+    for bad in ("junk.npz", "other.npz"):
+        with pytest.raises(UserInputError, match="not an opening"):
+            load_opening(tmp_path / bad)
+    with pytest.raises(UserInputError, match="opening not found"):
+        load_opening(tmp_path / "missing.npz")
+    with pytest.raises(ValueError, match="key masks"):
+        Opening(CLICK, 4, "fma", np.array([3, 16], dtype=np.int8))
+
+
+def test_qwop_opening_plans_one_that_qwop_play_follows_and_checks(tmp_path: Path) -> None:
+    out, trace = tmp_path / "o.npz", tmp_path / "t.npz"
+    p = qwop("opening", "--beam", "2", "--lead", "3", "--time-limit", "3", "--out", str(out))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "from a click in update 90" in p.stdout and load_opening(out).meta["planner"]["beam"] == 2
+    args = ("play", "--sim", "--seed", "3", "--beam", "3", "--lead", "4", "--time-limit", "5", "--opening", str(out))
+    p = qwop(*args, "--trace", str(trace))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert f"after the opening {out}" in p.stdout
+    demo = load_demo(trace)
+    assert demo.meta["controller"]["opening"] == str(out) and FROM_OPENING in demo.meta["decisions"]["depth"]
+    p = qwop("play", "--check", str(trace))
+    assert p.returncode == 0 and "decisions made again offline" in p.stdout, p.stdout + p.stderr[-2000:]
+
+    one_line_error(qwop("play", "--sim", "--no-plan", "--opening", str(out)), "--opening set the planner")
+    one_line_error(qwop("play", "--sim", "--opening", str(tmp_path / "none.npz")), "opening not found")
+    (tmp_path / "bad.npz").write_bytes(b"\0" * 10)
+    one_line_error(qwop("play", "--sim", "--opening", str(tmp_path / "bad.npz")), "not an opening")
+    one_line_error(qwop("opening", "--click-update", "1", "--out", str(tmp_path / "x.npz")), "--click-update")
