@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.cli.common import BEST_RUN, check_demo_files, new_run_folder
+from agents.realtime.opening import DEFAULT_CLICK_UPDATE
 from agents.search.state import GUIDED_FINE_AFTER, GUIDED_FINE_TRY_UPDATES, GUIDED_PER_PARENT, GUIDED_REFINE_BEAM
 from agents.shipped import GUIDE, PRETRAINED
 from agents.usage import (
@@ -25,6 +26,7 @@ from agents.usage import (
 )
 from sim_env.errors import UserInputError
 from sim_env.files import check_out_folders
+from sim_env.spec import UPDATES_PER_SECOND
 
 
 def add_commands(sub: Any) -> None:
@@ -112,7 +114,8 @@ def add_commands(sub: Any) -> None:
         "--click-update",
         type=positive_int,
         default=None,
-        help="the page update the click lands in (default 90: 3 s after the page loads)",
+        help=f"the page update the click lands in (default {DEFAULT_CLICK_UPDATE}: "
+        f"{DEFAULT_CLICK_UPDATE / UPDATES_PER_SECOND:g} s after the page loads)",
     )
     p.add_argument("--sincos", choices=["fma", "generic"], default="fma", help="the page's sin/cos (default fma)")
     p.add_argument("--time-limit", type=game_seconds, default=120.0, help="game seconds (default 120)")

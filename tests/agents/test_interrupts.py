@@ -1,6 +1,7 @@
 """Ctrl-C and SIGTERM lose nothing: a search stops after a whole stage and its resume is the
 uninterrupted search; training saves its model and replay buffer and the command it suggests
-continues it; the other commands take SIGTERM as Ctrl-C (and save what they have)."""
+continues it; an opening being planned keeps its decisions so far; the other commands take
+SIGTERM as Ctrl-C (and save what they have)."""
 
 from __future__ import annotations
 
@@ -115,6 +116,24 @@ def test_interrupted_training_saves_the_model_and_its_resume_command_works(tmp_p
     assert p.returncode == 0, p.stderr[-2000:]
     assert f"resumed from {run / 'interrupted.zip'} at {steps} steps" in p.stdout + p.stderr
     assert (runs / "cut-continued" / "final.zip").is_file()
+
+
+def test_an_interrupted_opening_keeps_the_decisions_made_so_far(tmp_path: Path) -> None:
+    from agents.realtime.opening import load_opening
+
+    out, log = tmp_path / "o.npz", tmp_path / "opening.log"
+    proc = _start(["opening", "--beam", "8", "--out", str(out)], log)
+    _wait_for(log, r"opening:\s+\d+%.*\d+\.\d game s", proc)  # deciding (the first beam grown)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=120)
+    err = log.read_text()
+    assert proc.returncode == 130 and "Traceback" not in err, err[-2000:]
+    kept = re.search(r"interrupted \(SIGINT\): the (\d+) decisions made so far saved in (\S+)", err)
+    assert kept and Path(kept.group(2)) == out, err[-2000:]
+    opening = load_opening(out)
+    assert len(opening) == int(kept.group(1)) > 0 and opening.meta["stopped_by"] == "SIGINT"
+    assert not opening.outcome()["finished"]
 
 
 def test_sigterm_is_ctrl_c_for_the_other_commands(tmp_path: Path) -> None:

@@ -276,7 +276,7 @@ def test_play_plans_in_the_loop_and_every_decision_is_made_again(tmp_path: Path)
     from tests.clitools import qwop
 
     trace = tmp_path / "t.npz"
-    p = qwop("play", "--time-limit", "8", "--strict", "--episodes", "2", "--trace", str(trace))
+    p = qwop("play", "--time-limit", "8", "--strict", "--episodes", "2", "--trace", str(trace), "--no-opening")
     assert p.returncode == 0, p.stderr[-2000:]
     assert "planner in the loop" in p.stdout and "the mirror equalled the page at every update" in p.stdout
     assert "planner stages took" in p.stdout
@@ -289,6 +289,35 @@ def test_play_plans_in_the_loop_and_every_decision_is_made_again(tmp_path: Path)
     p = qwop("play", "--check", str(trace))
     assert p.returncode == 0, p.stdout + p.stderr[-2000:]
     assert f"{len(depth)} of {len(depth)} decisions made again offline" in p.stdout
+
+
+def test_play_follows_the_shipped_opening_in_the_original(tmp_path: Path) -> None:
+    """A fresh page of the original clicked in the opening's update has the state the opening was
+    planned from: its decisions are the opening's (until a key lands late), and are made again
+    offline from the trace."""
+    import re
+
+    from agents.realtime.lookahead import FROM_OPENING
+    from agents.realtime.opening import load_opening
+    from agents.shipped import OPENING
+    from demos.format import load_demo
+    from tests.clitools import qwop
+
+    opening = load_opening(OPENING)
+    p = qwop("play", "--time-limit", "6", "--strict", "--episodes", "2", "--out", str(tmp_path / "runs"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "after the opening" in p.stdout and "the mirror equalled the page at every update" in p.stdout
+    clicks = re.search(r"clicks (\d) of 2", p.stdout)
+    assert clicks and int(clicks.group(1)) >= 1, p.stdout  # a click may land an update late, rarely
+    followed = 0
+    for trace in sorted((tmp_path / "runs").glob("episode_*.npz")):
+        log = load_demo(trace).meta["decisions"]
+        n = next((i for i, d in enumerate(log["depth"]) if d != FROM_OPENING), len(log["depth"]))
+        assert log["mask"][:n] == [int(m) for m in opening.masks[:n]]  # the opening's keys, in order
+        followed = max(followed, n)
+        p = qwop("play", "--check", str(trace))
+        assert p.returncode == 0 and "decisions made again offline" in p.stdout, p.stdout + p.stderr[-2000:]
+    assert followed >= 10  # the opening led at least its first 10 decisions in one of the runs
 
 
 RECORDS = sorted((REPO / "agents" / "records").glob("*.npz"))
