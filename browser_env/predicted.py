@@ -288,21 +288,27 @@ class PredictedPlay:
         page that waits for its controller."""
         return self._due(self.point, 0.001)
 
-    def _next_deadline(self) -> float | None:
-        """When the next decision's keys are due if this one's land on time: a frame-skip of
-        updates after the record of the update before this decision's arrived."""
+    def _next_deadline(self, hold: int) -> float | None:
+        """When the next decision's keys are due if this one's land on time: ``hold`` updates
+        after the record of the update before this decision's arrived."""
         if not self.page.paced:
             return None
-        return self._arrival + self.frame_skip / UPDATES_PER_SECOND - self.margin.seconds
+        return self._arrival + hold / UPDATES_PER_SECOND - self.margin.seconds
 
-    def act(self, mask: int, after_send: Callable[[float | None], None] | None = None) -> Decision:
+    def act(
+        self, mask: int, after_send: Callable[[float | None], None] | None = None, hold: int | None = None
+    ) -> Decision:
         """Send ``mask`` so that it lands in the update the decision is for; returns where it
         landed and moves the next decision a frame-skip past it. ``after_send(deadline)`` is
         called once the keys are out (or were already held), before waiting to see where they
         landed: work for the next decision, with ``deadline`` (``time.monotonic()``, None for a
         page that waits) when its keys are due if these land on time, less the work margin
-        (:class:`WorkMargin`, which these keys' landing then updates)."""
+        (:class:`WorkMargin`, which these keys' landing then updates). ``hold``: updates until
+        the next decision (default: the frame skip)."""
         mask = int(mask)
+        hold = self.frame_skip if hold is None else int(hold)
+        if hold < 1:
+            raise ValueError(f"a decision's keys are held at least 1 update, got {hold}")
         intended = self.point
         while self.last_update < intended - 1 and not self.done:
             self._next()
@@ -312,11 +318,11 @@ class PredictedPlay:
         if not changed:
             d = Decision(intended, intended, mask, False, math.nan)
             if after_send is not None:
-                after_send(self._next_deadline())
+                after_send(self._next_deadline(hold))
         else:
             sent = self.page.press(mask)
             if after_send is not None:
-                after_send(self._next_deadline())
+                after_send(self._next_deadline(hold))
             landed = -1
             # The landing is the first update after the press that ran with all the keys (the
             # page may have run some before they took effect).
@@ -336,7 +342,7 @@ class PredictedPlay:
             d = Decision(intended, landed, mask, True, slack)
             self.margin.update(slack, landed > intended)
         self.stats.decisions.append(d)
-        self.point = max(d.landed, intended) + self.frame_skip
+        self.point = max(d.landed, intended) + hold
         return d
 
     def page_state(self) -> np.ndarray:

@@ -180,6 +180,12 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="other planner settings (PlannerConfig fields in agents/search/state.py), e.g. per_parent=0 refine_beam=0",
     )
+    p.add_argument(
+        "--click-update",
+        type=positive_int,
+        help="start every line from a fresh real-time page's state after a click in this update, not the traces' "
+        "start, and save the best run as an opening that qwop play --opening follows (key changes at any update)",
+    )
     p.add_argument("--ray", help="run on Ray: a cluster address, or 'local' to start one on this machine")
     p.add_argument("--gif", help="write a GIF of the best run")
     p.add_argument(
@@ -213,7 +219,7 @@ def _plan(args: argparse.Namespace) -> int:
     if args.resume:
         defaults = _search_defaults()
         kept = ("seed", "beam", "guide", "lookahead", "lines", "children", "horizon", "time_limit", "speed_weight")
-        kept += ("from_run", "set")
+        kept += ("from_run", "set", "click_update")
         given = [n for n in kept if getattr(args, n) != getattr(defaults, n)]
         if given:
             flags = ", ".join("--" + n.replace("_", "-") for n in given)
@@ -234,7 +240,13 @@ def _plan(args: argparse.Namespace) -> int:
             seed=args.seed,
             time_limit=args.time_limit,
             speed_weight=args.speed_weight,
+            click_update=args.click_update or 0,
         )
+        if args.click_update is not None and (args.click_update < 2 or args.from_run or args.gif):
+            raise UserInputError(
+                "--click-update starts from a real-time page's click (update 2 or later); --from-run and --gif "
+                "are runs from the traces' start"
+            )
         if guide:  # --beam: one beam throughout
             cfg = guided_config(guide, **settings, **({"beam": args.beam, "refine_beam": 0} if args.beam else {}))
         else:
@@ -279,6 +291,15 @@ def _plan(args: argparse.Namespace) -> int:
         print(f"interrupted ({state.stopped_by}) after a whole stage; continue with: {again}", file=sys.stderr)
     if state.best_keys is None:
         print(f"no run finished 100 m yet; resume with a larger budget: {again}")
+        return 130 if state.stopped_by else 0
+    if state.config.click_update:
+        from agents.realtime.opening import Opening
+
+        cfg = state.config
+        opening = Opening(cfg.click_update, cfg.sincos, state.best_keys, best_run_meta(state, command))
+        path = opening.save(args.out or str(state_path.parent / "opening.npz"))
+        print(f"best run: 100 m in {state.best_time_s:.2f} s, saved as an opening ({opening.describe()}): {path}")
+        print(f"follow it in real time with: qwop play --opening {path}")
         return 130 if state.stopped_by else 0
     path = save_keys_as_demo(
         state.best_keys, args.out or str(state_path.parent / BEST_RUN), best_run_meta(state, command)

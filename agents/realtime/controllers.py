@@ -76,11 +76,6 @@ class ControllerSettings:
     def build(self, guide: GuidePolicy, sincos: str = "fma") -> Controller:
         if self.kind == "plan":
             opening = load_opening(self.opening) if self.opening else None
-            if opening is not None and opening.frame_skip != guide.frame_skip:
-                raise UserInputError(
-                    f"{self.opening} holds keys {opening.frame_skip} updates a decision, the model "
-                    f"{guide.frame_skip}: plan an opening with this model (qwop opening)"
-                )
             return BeamController(
                 guide, beam=self.beam, lead=self.lead, lookahead=self.lookahead, sincos=sincos, opening=opening
             )

@@ -4,17 +4,19 @@ well-timed click gives.
 A fresh page of the original runs the same updates from load: on the intro screen the runner's
 state after update ``u`` is the same in every session, and the click zeroes the page's clock, the
 one thing that differs. So a click that lands in a fixed update (``click_update``) gives the
-first decision the same exact state every time, and the decisions from there can be planned
-offline with time to spare (:func:`plan_opening`: the planner ``qwop play`` runs in the loop,
-with a wider beam and more stages per decision than real time allows).
+first decision the same exact state every time, and the keys from there can be planned offline
+with time to spare: by the planner ``qwop play`` runs in the loop, unhurried (:func:`plan_opening`,
+``qwop opening``: a decision every frame skip), or by the guided search from that state (``qwop
+search --guide --click-update``: key changes at any update). An opening's decisions are its key
+changes, each held until the next.
 
 ``qwop play`` clicks so that the click lands in the opening's update, and at every decision whose
 exact state is one the opening passes through it sends the opening's keys, in the update they
-were planned for. A key change that lands late puts the game in a state the opening never
-reached, and the planner in the loop takes over from the true state; so does the end of an
-opening planned only part of the way. Following the opening is a function of the decision's
-state alone (its snapshot is looked up), so a run's decisions are made again from its trace as
-before.
+were planned for, and holds them as long as the opening does. A key change that lands late puts
+the game in a state the opening never reached, and the planner in the loop takes over from the
+true state; so does the end of an opening planned only part of the way. Following the opening
+is a function of the decision's state alone (its snapshot is looked up), so a run's decisions
+are made again from its trace as before.
 """
 
 from __future__ import annotations
@@ -29,86 +31,95 @@ from typing import Any, Protocol
 import numpy as np
 
 import sim_env
+from agents.search.guided_rollouts import clicked_start
 from sim_env.errors import UserInputError
 from sim_env.files import write_new
 
 FORMAT = "qwop-opening/1"
-KEYS = ("format", "click_update", "frame_skip", "sincos", "masks", "meta")
+KEYS = ("format", "click_update", "sincos", "keys", "meta")
 # The update the click is sent to land in. A page is first seen some 10 updates after it loads
-# (30 or more on a busy machine); 90 (3 s) leaves room for that and for a settled first beam.
+# (30 or more on a busy machine); 90 (3 s) leaves room for that.
 DEFAULT_CLICK_UPDATE = 90
 
 
 def start_snapshot(click_update: int, sincos: str = "fma") -> bytes:
-    """The exact state a fresh page's game has after the click landed in update ``click_update``
-    (no keys held on the intro screen): the first decision's."""
-    sim = sim_env.QwopSim(first_click=False, sincos=sincos)
-    sim.advance(np.zeros(click_update - 1, dtype=np.int8))
-    sim.click()
-    sim.update(0)
-    return sim.snapshot()
+    """The first decision's exact state: a fresh page's after the click landed in update
+    ``click_update`` (``agents.search.guided_rollouts.clicked_start``)."""
+    return clicked_start(click_update, sincos)
 
 
 @dataclass(frozen=True)
 class Opening:
-    """A line of decisions from :func:`start_snapshot` (see the module's docstring)."""
+    """A line of keys from :func:`start_snapshot` (see the module's docstring). Its decisions
+    are its key changes: each is meant for one update and held until the next."""
 
     click_update: int  # the page update the click lands in
-    frame_skip: int  # updates each decision's keys are held
     sincos: str  # whose sin/cos the line was planned with (the page's must be the same)
-    masks: np.ndarray  # (n,) int8: each decision's keys, in order
+    keys: np.ndarray  # (n,) int8: the keys held in each update after the click's
     meta: dict[str, Any] = field(default_factory=dict)  # how it was planned, and its outcome
-    _table: dict[bytes, int] = field(init=False, repr=False, compare=False)
+    _table: dict[bytes, tuple[int, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.click_update < 2:
             raise ValueError(f"click_update must be 2 or more (update 1 runs unclicked), got {self.click_update}")
-        if self.frame_skip < 1:
-            raise ValueError(f"frame_skip must be at least 1, got {self.frame_skip}")
-        masks = np.asarray(self.masks)
-        if masks.ndim != 1 or (len(masks) and (masks.min() < 0 or masks.max() > 15)):
-            raise ValueError("masks must be a row of key masks, 0 to 15")
-        table: dict[bytes, int] = {}
+        keys = np.asarray(self.keys)
+        if keys.ndim != 1 or (len(keys) and (keys.min() < 0 or keys.max() > 15)):
+            raise ValueError("keys must be a row of key masks, 0 to 15")
+        keys = keys.astype(np.int8)
+        object.__setattr__(self, "keys", keys)
+        change = np.flatnonzero(np.diff(keys, prepend=np.int8(-1)) != 0)  # the first update too
+        holds = np.diff(np.append(change, len(keys)))
+        table: dict[bytes, tuple[int, int]] = {}
         sim = sim_env.QwopSim(sincos=self.sincos)
         sim.restore(start_snapshot(self.click_update, self.sincos))
-        for m in masks.astype(np.int8):
+        for at, hold in zip(change, holds, strict=True):
             if sim.game_ended:
                 break
-            table.setdefault(sim.snapshot(), int(m))
-            sim.advance(np.full(self.frame_skip, m, dtype=np.int8))
+            table.setdefault(sim.snapshot(), (int(keys[at]), int(hold)))
+            sim.advance(keys[at : at + hold])
         object.__setattr__(self, "_table", table)
 
+    @classmethod
+    def from_decisions(cls, click_update: int, sincos: str, masks: np.ndarray, frame_skip: int, **kw: Any) -> Opening:
+        """An opening of decisions that each hold their keys ``frame_skip`` updates."""
+        return cls(click_update, sincos, np.repeat(np.asarray(masks, dtype=np.int8), frame_skip), **kw)
+
+    @property
+    def masks(self) -> np.ndarray:
+        """Each decision's keys (a decision per key change), in order."""
+        return self.keys[np.flatnonzero(np.diff(self.keys, prepend=np.int8(-1)) != 0)]
+
     def __len__(self) -> int:
+        """Decisions: key changes, the first update's keys included."""
         return len(self.masks)
 
-    def mask_for(self, snapshot: bytes | None) -> int | None:
-        """The opening's keys for a decision whose exact state is ``snapshot``, or None if the
-        opening never passes through that state."""
+    def decision(self, snapshot: bytes | None) -> tuple[int, int] | None:
+        """The opening's keys for a decision whose exact state is ``snapshot`` and the updates
+        they are held, or None if the opening never passes through that state."""
         return None if snapshot is None else self._table.get(snapshot)
 
     def outcome(self) -> dict[str, Any]:
         """Where the line leads in the simulator: finished, game time, distance."""
         sim = sim_env.QwopSim(sincos=self.sincos)
         sim.restore(start_snapshot(self.click_update, self.sincos))
-        for m in self.masks.astype(np.int8):
+        for k in self.keys:
             if sim.game_ended:
                 break
-            sim.advance(np.full(self.frame_skip, m, dtype=np.int8))
+            sim.update(int(k))
         return {"finished": bool(sim.finished), "time_s": float(sim.score_time), "distance_m": float(sim.distance_m)}
 
     def describe(self) -> str:
         o = self.outcome()
         end = f"finishes 100 m in {o['time_s']:.2f} s" if o["finished"] else f"reaches {o['distance_m']:.1f} m"
-        return f"{len(self)} decisions from a click in update {self.click_update}; {end}"
+        return f"{len(self)} key changes from a click in update {self.click_update}; {end}"
 
     def save(self, path: str | Path) -> Path:
         """Writes the opening to ``path`` (a taken name gets a number); returns where."""
         arrays = {
             "format": np.array(FORMAT),
             "click_update": np.array(self.click_update, dtype=np.int64),
-            "frame_skip": np.array(self.frame_skip, dtype=np.int64),
             "sincos": np.array(self.sincos),
-            "masks": np.asarray(self.masks, dtype=np.int8),
+            "keys": self.keys,
             "meta": np.array(json.dumps(self.meta, sort_keys=True)),
         }
         return write_new(path, lambda f: np.savez_compressed(f, **arrays))
@@ -119,16 +130,15 @@ def load_opening(path: str | Path) -> Opening:
     p = Path(path)
     if not p.is_file():
         raise UserInputError(f"opening not found: {path} (qwop opening plans one)")
-    damaged = f"{p} is not an opening saved by qwop opening (or it is damaged)"
+    damaged = f"{p} is not an opening saved by qwop opening or qwop search --click-update (or it is damaged)"
     try:
         with np.load(p, allow_pickle=False) as z:
             if set(KEYS) - set(z.files) or str(z["format"]) != FORMAT:
                 raise UserInputError(damaged)
             return Opening(
                 click_update=int(z["click_update"]),
-                frame_skip=int(z["frame_skip"]),
                 sincos=str(z["sincos"]),
-                masks=np.asarray(z["masks"], dtype=np.int8),
+                keys=np.asarray(z["keys"]),
                 meta=dict(json.loads(str(z["meta"]))),
             )
     except UserInputError:

@@ -147,7 +147,7 @@ def play_episode(
             )
             log.add(play.point, controller.last_depth, mask)
             cpu[0] += time.process_time() - c0
-            play.act(mask, after_send=think)
+            play.act(mask, after_send=think, hold=getattr(controller, "hold", None))
             if on_update is not None:
                 on_update(play.sim.score_time, play.sim.score)
     finally:

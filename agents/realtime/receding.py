@@ -17,7 +17,8 @@ is for and kept up to ``lead`` decisions ahead of the game. Each decision:
    there and its work dropped, so planning never makes keys late.
 
 With an opening (``agents.realtime.opening``, planned offline), a decision whose exact state
-the opening passes through is the opening's, and the beam is not grown meanwhile; the first
+the opening passes through is the opening's (its keys, held as long as the opening holds them:
+``hold``), and the beam is not grown meanwhile; the first
 decision off it (keys that landed late, the opening's end) starts the beam from the true state.
 
 The beam only holds if the game goes where it assumed: when a decision's keys land late, the
@@ -80,10 +81,6 @@ class BeamController:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.lead < 1:
             raise ValueError(f"lead must be at least 1 decision, got {self.lead}")
-        if self.opening is not None and self.opening.frame_skip != self.frame_skip:
-            raise ValueError(
-                f"the opening's decisions hold keys {self.opening.frame_skip} updates, the guide's {self.frame_skip}"
-            )
         self._masks = self.guide.masks
         self.updates_simulated = 0
         self.short_of_time = 0  # decisions made without a stage because the keys were almost due
@@ -93,6 +90,7 @@ class BeamController:
         self.stage_times: list[float] = []  # every stage's wall time, for the report
         self.stages_cut = 0  # stages cut short by the deadline (their work lost)
         self.from_opening = 0  # decisions the opening made
+        self.hold = self.frame_skip  # updates the last decision's keys are held (the opening's own)
         self._clear()
 
     @property
@@ -106,8 +104,8 @@ class BeamController:
         self._expected: bytes | None = None  # the state the next decision should be for
         self._thought = 0  # stages think() grew since the last decision
 
-    def _opening_mask(self, snapshot: bytes | None) -> int | None:
-        return None if self.opening is None else self.opening.mask_for(snapshot)
+    def _opening_decision(self, snapshot: bytes | None) -> tuple[int, int] | None:
+        return None if self.opening is None else self.opening.decision(snapshot)
 
     def act_state(self, state: np.ndarray) -> int:
         """The plain policy's key mask for a (12, 6) body state."""
@@ -205,7 +203,7 @@ class BeamController:
         ``deadline``. If the first decision's state is another (the click landed an update
         late), :meth:`decide` starts again and this work is lost. A state the opening passes
         through needs no beam."""
-        if self._opening_mask(snapshot) is not None:
+        if self._opening_decision(snapshot) is not None:
             self._clear()
             return
         self._restart(snapshot)
@@ -242,12 +240,14 @@ class BeamController:
             self._clear()
             self.last_depth = PLAIN_FROM_STATE
             return self.act_state(state)
-        book = self._opening_mask(snapshot) if depth is None or depth == FROM_OPENING else None
+        self.hold = self.frame_skip
+        book = self._opening_decision(snapshot) if depth is None or depth == FROM_OPENING else None
         if book is not None:
             self._clear()  # no beam while the opening leads: the next decision off it starts one
             self.from_opening += 1
             self.last_depth = FROM_OPENING
-            return book
+            mask, self.hold = book
+            return mask
         if snapshot != self._expected or (self._games is None and self._finish is None):
             self._restart(snapshot)
         if depth is not None:

@@ -50,6 +50,7 @@ from agents.search.guided_rollouts import (
     finished_100m,
     game_after,
     policy_rollouts,
+    replay_keys,
     rollout_rank,
 )
 from agents.search.state import (
@@ -143,10 +144,10 @@ class Planner:
         if len({len(k) for k in keys}) > 1:
             games = _no_games(self.cfg.sincos)
             for k in keys:
-                games.add(game_after(k, self.cfg.sincos).snapshot(0))
+                games.add(game_after(k, self.cfg.sincos, self.cfg.click_update).snapshot(0))
             return games
         rows = np.stack(keys) if len(keys[0]) else np.zeros((len(keys), 0), dtype=np.int8)
-        start = sim_env.GameSet(self.cfg.sincos)
+        start = game_after(np.zeros(0, dtype=np.int8), self.cfg.sincos, self.cfg.click_update)
         if rows.shape[1] == 0:
             return start.select(np.zeros(len(keys), dtype=np.int32))
         threads = getattr(self.expander, "threads", 1)
@@ -161,14 +162,14 @@ class Planner:
             prefix = st.best_keys[: int(self.rng.integers(0, max(1, len(st.best_keys) - self.cfg.horizon)))]
         else:
             prefix = self._fresh_prefix()
-        self.games.add(game_after(prefix, self.cfg.sincos).snapshot(0))
+        self.games.add(game_after(prefix, self.cfg.sincos, self.cfg.click_update).snapshot(0))
         st.keys.append(prefix)
         st.line.append(line)
 
     def _new_best(self, keys: np.ndarray, time_s: float) -> None:
         st = self.state
         st.best_time_s, st.best_keys = time_s, keys
-        st.best_x = sim_env.replay(keys, sincos=self.cfg.sincos)["state"][:, TORSO, 0] / UNITS_PER_METRE
+        st.best_x = replay_keys(keys, self.cfg.sincos, self.cfg.click_update)["state"][:, TORSO, 0] / UNITS_PER_METRE
 
     def step(self) -> None:
         """One stage: grow the beam, record finishes, keep the next beam."""

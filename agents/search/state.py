@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 import sim_env
-from agents.search.guided_rollouts import GuidePolicy, guide_from_model
+from agents.search.guided_rollouts import GuidePolicy, guide_from_model, replay_keys
 from sim_env.actions import MAX_MASK, action_masks
 from sim_env.errors import UserInputError
 from sim_env.files import write_whole
@@ -76,6 +76,9 @@ class PlannerConfig:
     # change than the guide's own decisions, for a search stalled at them); 0 = never
     fine_after: int = 0
     fine_try_updates: int = 0  # 0 = as before the switch (try_updates)
+    # where every line starts: 0 = the traces' start (the click made, no update run); else the
+    # state a fresh real-time page has after a click in this update (qwop play's opening)
+    click_update: int = 0
 
     def check(self) -> None:
         for name in ("beam", "children", "horizon", "min_hold", "per_cell", "lookahead", "lines"):
@@ -86,6 +89,7 @@ class PlannerConfig:
         if not self.time_limit > 0 or not self.cell_m > 0:
             raise UserInputError("time_limit and cell_m must be positive")
         counts = ("start_noise", "try_updates", "per_parent", "refine_beam", "fine_after", "fine_try_updates")
+        counts += ("click_update",)
         negative = [f"{name} = {getattr(self, name)}" for name in counts if getattr(self, name) < 0]
         if negative:
             raise UserInputError(f"{', '.join(negative)}: {', '.join(counts)} must be at least 0")
@@ -257,7 +261,7 @@ def load_state(path: str | Path) -> SearchState:
         what = f"{type(exc).__name__} {exc}" if isinstance(exc, KeyError) else str(exc)
         raise UserInputError(f"cannot resume from {p}: {what}; start a new search without --resume") from None
     if st.best_keys is not None:
-        out = sim_env.replay(st.best_keys, sincos=st.config.sincos)
+        out = replay_keys(st.best_keys, st.config.sincos, st.config.click_update)
         # The saved best run must be what the file says it is: a finish in best_time_s.
         finished = bool(sim_env.finished_100m(out["game_ended"][-1], out["jump_landed"][-1], out["score"][-1]))
         if not finished or float(out["score_time"][-1]) != float(meta["best_time_s"]):
@@ -339,7 +343,7 @@ def seed_best_run(state: SearchState, keys: np.ndarray) -> float:
     """Start a new search with a known run (for example a trained agent's, or another
     search's) as its best: pace pruning and refinement restarts work from it at once.
     Returns its finish time; a run that does not finish 100 m is refused."""
-    run = sim_env.replay(np.asarray(keys, dtype=np.int8), sincos=state.config.sincos)
+    run = replay_keys(keys, state.config.sincos, state.config.click_update)
     done = sim_env.finished_100m(run["game_ended"].astype(bool), run["jump_landed"].astype(bool), run["score"])
     if not done.any():
         raise UserInputError("the given run does not finish 100 m in the simulator; give a finished run")

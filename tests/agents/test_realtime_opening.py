@@ -5,6 +5,7 @@ damaged, and its decisions are made again from a trace."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +36,7 @@ def guide():
 def opening(guide) -> Opening:
     """A short opening: 40 decisions (5.3 game seconds) from a click in update 20."""
     masks = plan_opening(BeamController(guide, beam=3, lead=5), CLICK, time_limit_s=40 * 4 / 30)
-    return Opening(CLICK, guide.frame_skip, "fma", masks, {"made_by": "test"})
+    return Opening.from_decisions(CLICK, "fma", masks, guide.frame_skip, meta={"made_by": "test"})
 
 
 def test_a_click_in_the_same_update_gives_the_same_first_state_on_every_page() -> None:
@@ -80,7 +81,7 @@ def test_an_opening_is_saved_and_loaded_whole_and_a_damaged_one_refused(opening,
     path = opening.save(tmp_path / "o.npz")
     again = load_opening(path)
     assert again.click_update == CLICK and np.array_equal(again.masks, opening.masks) and again.meta == opening.meta
-    assert again.mask_for(start_snapshot(CLICK)) == int(opening.masks[0]) and again.mask_for(b"x") is None
+    assert again.decision(start_snapshot(CLICK))[0] == int(opening.masks[0]) and again.decision(b"x") is None
     assert opening.save(path) != path  # a taken name is never overwritten
     (tmp_path / "junk.npz").write_bytes(b"not an archive")
     np.savez(tmp_path / "other.npz", masks=np.zeros(3))
@@ -90,7 +91,7 @@ def test_an_opening_is_saved_and_loaded_whole_and_a_damaged_one_refused(opening,
     with pytest.raises(UserInputError, match="opening not found"):
         load_opening(tmp_path / "missing.npz")
     with pytest.raises(ValueError, match="key masks"):
-        Opening(CLICK, 4, "fma", np.array([3, 16], dtype=np.int8))
+        Opening(CLICK, "fma", np.array([3, 16], dtype=np.int8))
 
 
 def test_qwop_opening_plans_one_that_qwop_play_follows_and_checks(tmp_path: Path) -> None:
@@ -112,3 +113,39 @@ def test_qwop_opening_plans_one_that_qwop_play_follows_and_checks(tmp_path: Path
     (tmp_path / "bad.npz").write_bytes(b"\0" * 10)
     one_line_error(qwop("play", "--sim", "--opening", str(tmp_path / "bad.npz")), "not an opening")
     one_line_error(qwop("opening", "--click-update", "1", "--out", str(tmp_path / "x.npz")), "--click-update")
+
+
+def test_a_search_from_the_click_is_an_opening_with_key_changes_at_any_update(tmp_path: Path) -> None:
+    """``qwop search --click-update``: every line starts from the clicked page's state, the best
+    run is saved as an opening whose keys change at any update, and qwop play holds each
+    decision's keys as long as the opening does (decisions made again from the trace)."""
+    from agents.search.guided_rollouts import clicked_start, replay_keys, start_game
+
+    sim = start_game("fma", CLICK)
+    assert sim.snapshot() == clicked_start(CLICK) == start_snapshot(CLICK)
+    keys = np.array([5, 5, 9, 0, 3] * 6, dtype=np.int8)
+    run = replay_keys(keys, "fma", CLICK)
+    for k in keys:
+        sim.update(int(k))
+    np.testing.assert_array_equal(run["state"][-1], sim.body_state())
+    assert run["score_time"][-1] == sim.score_time
+
+    out, trace = tmp_path / "o.npz", tmp_path / "t.npz"
+    p = qwop("search", "--guide", "--click-update", "90", "--updates", "2000000", "--threads", "1",
+             "--state", str(tmp_path / "s.npz"), "--out", str(out))  # fmt: skip
+    assert p.returncode == 0, p.stderr[-2000:]
+    found = re.search(r"best run: 100 m in (\d+\.\d\d) s, saved as an opening", p.stdout)
+    assert found and "qwop play --opening" in p.stdout, p.stdout
+    opening = load_opening(out)
+    assert opening.click_update == 90 and f"{opening.outcome()['time_s']:.2f}" == found.group(1)
+    holds = np.diff(np.flatnonzero(np.diff(opening.keys, prepend=np.int8(-1)) != 0))
+    assert set(holds) - {4, 8, 12, 16, 20}, holds  # key changes off the frame-skip grid
+    p = qwop("play", "--sim", "--seed", "3", "--time-limit", "6", "--opening", str(out), "--trace", str(trace))
+    assert p.returncode == 0, p.stderr[-2000:]
+    log = load_demo(trace).meta["decisions"]
+    n = next((i for i, d in enumerate(log["depth"]) if d != FROM_OPENING), len(log["depth"]))
+    assert n >= 20 and list(np.diff(log["intended"][:n])) == list(holds[: n - 1])
+    p = qwop("play", "--check", str(trace))
+    assert p.returncode == 0 and "decisions made again offline" in p.stdout, p.stdout + p.stderr[-2000:]
+    one_line_error(qwop("search", "--guide", "--click-update", "90", "--gif", str(tmp_path / "g.gif"),
+                        "--updates", "10"), "--click-update")  # fmt: skip

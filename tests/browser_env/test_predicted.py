@@ -135,6 +135,20 @@ def test_the_work_margin_grows_when_keys_come_close_and_shrinks_back() -> None:
     assert m.seconds == pytest.approx(NEXT_MARGIN_S, abs=1e-6)
 
 
+def test_a_decision_held_longer_or_shorter_than_the_frame_skip_lands_where_meant() -> None:
+    holds = [1, 7, 2, 4, 13, 3]
+    play = PredictedPlay(SimulatedPage(seed=2), 4, strict=True)
+    play.begin()
+    points = []
+    for m, h in zip([9, 6, 1, 8, 0, 5], holds, strict=True):
+        points.append(play.point)
+        d = play.act(m, hold=h)
+        assert d.landed == d.intended
+    assert list(np.diff(points)) == holds[:-1] and play.mirror.ok
+    with pytest.raises(ValueError, match="at least 1 update"):
+        play.act(3, hold=0)
+
+
 def test_late_keys_are_followed_and_the_next_decision_starts_from_where_they_landed() -> None:
     masks = [9, 6, 9, 6, 9, 6]
     play, decided = _play(SimulatedPage(seed=2, late=1.0), masks)
