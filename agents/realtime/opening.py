@@ -42,16 +42,11 @@ KEYS = ("format", "click_update", "sincos", "keys", "meta")
 DEFAULT_CLICK_UPDATE = 90
 
 
-def start_snapshot(click_update: int, sincos: str = "fma") -> bytes:
-    """The first decision's exact state: a fresh page's after the click landed in update
-    ``click_update`` (``agents.search.guided_rollouts.clicked_start``)."""
-    return clicked_start(click_update, sincos)
-
-
 @dataclass(frozen=True)
 class Opening:
-    """A line of keys from :func:`start_snapshot` (see the module's docstring). Its decisions
-    are its key changes: each is meant for one update and held until the next."""
+    """A line of keys from the clicked page's state (``clicked_start``; see the module's
+    docstring). Its decisions are its key changes: each is meant for one update and held until
+    the next."""
 
     click_update: int  # the page update the click lands in
     sincos: str  # whose sin/cos the line was planned with (the page's must be the same)
@@ -71,7 +66,7 @@ class Opening:
         holds = np.diff(np.append(change, len(keys)))
         table: dict[bytes, tuple[int, int]] = {}
         sim = sim_env.QwopSim(sincos=self.sincos)
-        sim.restore(start_snapshot(self.click_update, self.sincos))
+        sim.restore(clicked_start(self.click_update, self.sincos))
         for at, hold in zip(change, holds, strict=True):
             if sim.game_ended:
                 break
@@ -101,7 +96,7 @@ class Opening:
     def outcome(self) -> dict[str, Any]:
         """Where the line leads in the simulator: finished, game time, distance."""
         sim = sim_env.QwopSim(sincos=self.sincos)
-        sim.restore(start_snapshot(self.click_update, self.sincos))
+        sim.restore(clicked_start(self.click_update, self.sincos))
         for k in self.keys:
             if sim.game_ended:
                 break
@@ -168,11 +163,12 @@ def plan_opening(
     progress: Callable[[float, float], None] | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> np.ndarray:
-    """The planner's decisions from :func:`start_snapshot`, made as in a real-time game whose keys
-    all land on time and whose page waits for every stage: the line until the game ends, the
-    time limit passes or ``stop()`` says so. ``progress(game_s, metres)`` after each decision."""
+    """The planner's decisions from the clicked page's state (``clicked_start``), made as in a
+    real-time game whose keys all land on time and whose page waits for every stage: the line
+    until the game ends, the time limit passes or ``stop()`` says so. ``progress(game_s,
+    metres)`` after each decision."""
     sim = sim_env.QwopSim(sincos=sincos)
-    sim.restore(start_snapshot(click_update, sincos))
+    sim.restore(clicked_start(click_update, sincos))
     planner.prepare(sim.snapshot(), None)
     masks: list[int] = []
     held = 0
@@ -188,4 +184,4 @@ def plan_opening(
     return np.asarray(masks, dtype=np.int8)
 
 
-__all__ = ["DEFAULT_CLICK_UPDATE", "Opening", "load_opening", "plan_opening", "start_snapshot"]
+__all__ = ["DEFAULT_CLICK_UPDATE", "Opening", "load_opening", "plan_opening"]

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from agents.realtime.lookahead import FROM_OPENING
-from agents.realtime.opening import Opening, load_opening, plan_opening, start_snapshot
+from agents.realtime.opening import Opening, load_opening, plan_opening
 from agents.realtime.play import play_episode
 from agents.realtime.receding import BeamController
-from agents.search.guided_rollouts import guide_from_model
+from agents.search.guided_rollouts import clicked_start, guide_from_model
 from browser_env.pages import SimulatedPage
 from browser_env.predicted import PredictedPlay
 from demos.format import load_demo
@@ -49,8 +49,8 @@ def test_a_click_in_the_same_update_gives_the_same_first_state_on_every_page() -
         play.begin(prepare=lambda snap, deadline, got=got: got.append(snap), click_update=CLICK)
         assert play.first_update == CLICK and got == [play.decision_state()]
         seen.append(got[0])
-    assert seen[0] == seen[1] == seen[2] == start_snapshot(CLICK)
-    assert start_snapshot(CLICK + 1) != seen[0]
+    assert seen[0] == seen[1] == seen[2] == clicked_start(CLICK)
+    assert clicked_start(CLICK + 1) != seen[0]
 
 
 def test_the_opening_is_followed_on_time_and_left_at_the_first_late_key(guide, opening) -> None:
@@ -81,7 +81,7 @@ def test_an_opening_is_saved_and_loaded_whole_and_a_damaged_one_refused(opening,
     path = opening.save(tmp_path / "o.npz")
     again = load_opening(path)
     assert again.click_update == CLICK and np.array_equal(again.masks, opening.masks) and again.meta == opening.meta
-    assert again.decision(start_snapshot(CLICK))[0] == int(opening.masks[0]) and again.decision(b"x") is None
+    assert again.decision(clicked_start(CLICK))[0] == int(opening.masks[0]) and again.decision(b"x") is None
     assert opening.save(path) != path  # a taken name is never overwritten
     (tmp_path / "junk.npz").write_bytes(b"not an archive")
     np.savez(tmp_path / "other.npz", masks=np.zeros(3))
@@ -119,10 +119,10 @@ def test_a_search_from_the_click_is_an_opening_with_key_changes_at_any_update(tm
     """``qwop search --click-update``: every line starts from the clicked page's state, the best
     run is saved as an opening whose keys change at any update, and qwop play holds each
     decision's keys as long as the opening does (decisions made again from the trace)."""
-    from agents.search.guided_rollouts import clicked_start, replay_keys, start_game
+    from agents.search.guided_rollouts import replay_keys, start_game
 
     sim = start_game("fma", CLICK)
-    assert sim.snapshot() == clicked_start(CLICK) == start_snapshot(CLICK)
+    assert sim.snapshot() == clicked_start(CLICK)
     keys = np.array([5, 5, 9, 0, 3] * 6, dtype=np.int8)
     run = replay_keys(keys, "fma", CLICK)
     for k in keys:
