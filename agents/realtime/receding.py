@@ -18,8 +18,8 @@ is for and kept up to ``lead`` decisions ahead of the game. Each decision:
 
 With an opening (``agents.realtime.opening``, planned offline), a decision whose exact state
 the opening passes through is the opening's (its keys, held as long as the opening holds them:
-``hold``), and the beam is not grown meanwhile; the first
-decision off it (keys that landed late, the opening's end) starts the beam from the true state.
+``hold``), and the beam is not grown meanwhile; the first decision off it (keys that landed
+late, the opening's end) starts the beam from the true state.
 
 The beam only holds if the game goes where it assumed: when a decision's keys land late, the
 state of the next decision is not the one the beam grew from, and the beam starts again from the
@@ -234,13 +234,13 @@ class BeamController:
         ``last_depth`` is the stages the deciding beam grew since the last decision. ``depth``:
         grow that many here instead, as a decision recorded with that ``last_depth`` was (no
         deadline), to make a recorded run's decisions again."""
+        self.hold = self.frame_skip
         if snapshot is None:
             if state is None:
                 raise ValueError("decide() needs a snapshot or a state")
             self._clear()
             self.last_depth = PLAIN_FROM_STATE
             return self.act_state(state)
-        self.hold = self.frame_skip
         book = self._opening_decision(snapshot) if depth is None or depth == FROM_OPENING else None
         if book is not None:
             self._clear()  # no beam while the opening leads: the next decision off it starts one

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.realtime.lookahead import FROM_OPENING
+from agents.realtime.lookahead import FROM_OPENING, PLAIN_FROM_STATE
 from agents.realtime.opening import Opening, load_opening, plan_opening
 from agents.realtime.play import play_episode
 from agents.realtime.receding import BeamController
@@ -19,6 +19,7 @@ from agents.search.guided_rollouts import clicked_start, guide_from_model
 from browser_env.pages import SimulatedPage
 from browser_env.predicted import PredictedPlay
 from demos.format import load_demo
+from sim_env import QwopSim
 from sim_env.errors import UserInputError
 from tests.clitools import one_line_error, qwop
 from tests.support import REPO
@@ -69,6 +70,23 @@ def test_the_opening_is_followed_on_time_and_left_at_the_first_late_key(guide, o
     first_change = next(i for i, m in enumerate(opening.masks) if m != 0)
     assert ep.decision_log.depth[: first_change + 1] == [FROM_OPENING] * (first_change + 1)
     assert FROM_OPENING not in ep.decision_log.depth[first_change + 1 :]
+
+
+def test_the_opening_sets_how_long_its_keys_are_held_and_nothing_else_does(guide) -> None:
+    keys = np.array([0, 0, 9, 9, 9, 9, 9, 9, 9, 6, 6, 6], dtype=np.int8)  # holds of 2, 7, 3
+    ctl = BeamController(guide, beam=3, lead=3, opening=Opening(CLICK, "fma", keys))
+    sim = QwopSim()
+    sim.restore(clicked_start(CLICK))
+    got = []
+    for _ in range(3):
+        mask = ctl.decide(sim.snapshot(), 0)
+        got.append((mask, ctl.hold, ctl.last_depth))
+        sim.advance(np.full(ctl.hold, mask, dtype=np.int8))
+    assert got == [(0, 2, FROM_OPENING), (9, 7, FROM_OPENING), (6, 3, FROM_OPENING)]
+    ctl.decide(None, 6, state=sim.body_state())  # from the page's state (the mirror had differed)
+    assert ctl.last_depth == PLAIN_FROM_STATE and ctl.hold == guide.frame_skip
+    ctl.decide(sim.snapshot(), 6)  # past its end: the planner's decision, a frame skip long
+    assert ctl.last_depth >= 0 and ctl.hold == guide.frame_skip
 
 
 def test_a_page_past_the_opening_click_plays_without_it(guide, opening) -> None:
