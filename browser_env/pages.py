@@ -18,11 +18,11 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 import sim_env
-from browser_env.game import BrowserGame
 from sim_env.spec import (
     FLAGS,
     HEADER,
@@ -35,6 +35,9 @@ from sim_env.spec import (
     RECORD_SIZE,
     UPDATES_PER_SECOND,
 )
+
+if TYPE_CHECKING:  # the browser extra: SimulatedPage needs none
+    from browser_env.game import BrowserGame
 
 
 @dataclass

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from adapter_js import ADAPTER_VERSION
-from browser_env.game import BrowserGame
 from demos.format import episode_starts, is_reset, now_iso, save_demo
 from sim_env.interrupts import StopRequest
 from sim_env.spec import (
@@ -126,6 +125,8 @@ class Recorder:
         self.player = player
         self.autosave_s = autosave_s
         self.poll_s = poll_s
+        from browser_env.game import BrowserGame  # the browser extra: session_arrays needs none
+
         self.game = BrowserGame(game, backend=backend, headless=headless, mode="realtime")
         self._chunks: list[np.ndarray] = []
         self._updates = 0  # records drained so far

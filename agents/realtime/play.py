@@ -35,7 +35,6 @@ from agents.shipped import OPENING
 from agents.training.evaluate import _report, format_report, save_browser_recording, write_trace_and_gif
 from agents.training.model_files import check_model_file
 from browser_env.errors import browser_failures, browser_stopped
-from browser_env.game import BrowserGame
 from browser_env.pages import LivePage, LockstepPage, SimulatedPage
 from browser_env.predicted import PredictedPlay
 from browser_env.priority import RealtimePriority
@@ -95,6 +94,8 @@ def make_page(
         raise UserInputError(
             "--late emulates late keys in the simulator (--sim); a real page's keys land when they land"
         )
+    from browser_env.game import BrowserGame  # the browser extra: not needed for --sim
+
     g = BrowserGame(game, backend=backend, headless=headless, mode=mode)
     return LivePage(g) if mode == "realtime" else LockstepPage(g)
 
