@@ -91,9 +91,7 @@ def make_page(
     if where == "sim":
         return SimulatedPage(late=late, seed=seed, sincos=sincos, realtime=mode == "realtime")
     if late:
-        raise UserInputError(
-            "--late emulates late keys in the simulator (--sim); a real page's keys land when they land"
-        )
+        raise UserInputError("--late emulates late keys in the simulator (--sim); a real page's keys land when they do")
     from browser_env.game import BrowserGame  # the browser extra: not needed for --sim
 
     g = BrowserGame(game, backend=backend, headless=headless, mode=mode)
