@@ -30,8 +30,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-import sim_env
-from agents.search.guided_rollouts import clicked_start
+from agents.search.guided_rollouts import start_game
 from sim_env.errors import UserInputError
 from sim_env.files import write_new
 
@@ -40,6 +39,12 @@ KEYS = ("format", "click_update", "sincos", "keys", "meta")
 # The update the click is sent to land in. A page is first seen some 10 updates after it loads
 # (30 or more on a busy machine); 90 (3 s) leaves room for that.
 DEFAULT_CLICK_UPDATE = 90
+
+
+def _key_changes(keys: np.ndarray) -> np.ndarray:
+    """The updates (indices into ``keys``) whose keys differ from the update's before: the
+    decisions (the first update always is one)."""
+    return np.flatnonzero(np.diff(keys, prepend=np.int8(-1)) != 0)
 
 
 @dataclass(frozen=True)
@@ -62,11 +67,10 @@ class Opening:
             raise ValueError("keys must be a row of key masks, 0 to 15")
         keys = keys.astype(np.int8)
         object.__setattr__(self, "keys", keys)
-        change = np.flatnonzero(np.diff(keys, prepend=np.int8(-1)) != 0)  # the first update too
+        change = _key_changes(keys)
         holds = np.diff(np.append(change, len(keys)))
         table: dict[bytes, tuple[int, int]] = {}
-        sim = sim_env.QwopSim(sincos=self.sincos)
-        sim.restore(clicked_start(self.click_update, self.sincos))
+        sim = start_game(self.sincos, self.click_update)
         for at, hold in zip(change, holds, strict=True):
             if sim.game_ended:
                 break
@@ -82,7 +86,7 @@ class Opening:
     @property
     def masks(self) -> np.ndarray:
         """Each decision's keys (a decision per key change), in order."""
-        return self.keys[np.flatnonzero(np.diff(self.keys, prepend=np.int8(-1)) != 0)]
+        return self.keys[_key_changes(self.keys)]
 
     def __len__(self) -> int:
         """Decisions: key changes, the first update's keys included."""
@@ -95,8 +99,7 @@ class Opening:
 
     def outcome(self) -> dict[str, Any]:
         """Where the line leads in the simulator: finished, game time, distance."""
-        sim = sim_env.QwopSim(sincos=self.sincos)
-        sim.restore(clicked_start(self.click_update, self.sincos))
+        sim = start_game(self.sincos, self.click_update)
         for k in self.keys:
             if sim.game_ended:
                 break
@@ -167,8 +170,7 @@ def plan_opening(
     real-time game whose keys all land on time and whose page waits for every stage: the line
     until the game ends, the time limit passes or ``stop()`` says so. ``progress(game_s,
     metres)`` after each decision."""
-    sim = sim_env.QwopSim(sincos=sincos)
-    sim.restore(clicked_start(click_update, sincos))
+    sim = start_game(sincos, click_update)
     planner.prepare(sim.snapshot(), None)
     masks: list[int] = []
     held = 0

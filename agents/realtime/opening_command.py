@@ -50,8 +50,8 @@ def main_opening(args: Any, default_model: Path, out: Path) -> int:
         "updates_simulated": planner.updates_simulated,
         "stopped_by": stop.signal_name,
     }
-    meta.update(Opening.from_decisions(click, args.sincos, masks, guide.frame_skip).outcome())
     opening = Opening.from_decisions(click, args.sincos, masks, guide.frame_skip, meta=meta)
+    opening.meta.update(opening.outcome())  # the saved meta says where the line leads
     path = None
     if len(masks):
         out.parent.mkdir(parents=True, exist_ok=True)
