@@ -124,6 +124,13 @@ def add_commands(sub: Any) -> None:
         f"model's rollout (--no-plan: {DEFAULT_HORIZON}; 0: the plain policy)",
     )
     p.add_argument(
+        "--policy-click",
+        action=argparse.BooleanOptionalAction,
+        help="--horizon 0: click in the intro-screen update of a window (3-10 s after load) that the plain policy "
+        "runs fastest from, found in the simulator before the first page (the default); --no-policy-click: click "
+        "when the page is ready",
+    )
+    p.add_argument(
         "--late-weight",
         type=probability,
         metavar="P",

@@ -3,7 +3,8 @@
 ``plan``: the guided planner's beam kept ahead of the game (``agents.realtime.receding``), after
 an opening planned offline if one is given (``agents.realtime.opening``).
 ``lookahead``: every action tried from the decision's state, each followed by the guide's
-rollout (``agents.realtime.lookahead``; horizon 0 is the plain policy). A trace ``qwop play``
+rollout (``agents.realtime.lookahead``; horizon 0 is the plain policy, which clicks in the intro
+update it runs fastest from: ``agents.realtime.policy_click``). A trace ``qwop play``
 writes keeps the settings (``meta["controller"]``), so that ``qwop play --check`` builds the
 same controller to make its decisions again.
 """
@@ -11,12 +12,14 @@ same controller to make its decisions again.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
 
 from agents.realtime.lookahead import DEFAULT_HORIZON, LookaheadController
 from agents.realtime.opening import load_opening
+from agents.realtime.policy_click import best_click
 from agents.realtime.receding import DEFAULT_BEAM, DEFAULT_LEAD, DEFAULT_LOOKAHEAD, BeamController
 from agents.search.guided_rollouts import GuidePolicy
 from sim_env.errors import UserInputError
@@ -56,6 +59,7 @@ class ControllerSettings:
     horizon: int = DEFAULT_HORIZON  # lookahead: rollout decisions after each tried action
     late_weight: float = 0.0  # lookahead: weight of each action's outcome landing an update late
     opening: str = ""  # plan: the opening file followed first ("": none)
+    policy_click: bool = True  # lookahead with horizon 0: click in the update the policy runs fastest from
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -69,17 +73,31 @@ class ControllerSettings:
             raise UserInputError(f"the lookahead's horizon must be a whole number, 0 or more, got {self.horizon!r}")
         if not isinstance(self.opening, str) or (self.opening and self.kind != "plan"):
             raise UserInputError(f"an opening is followed by the planner (--plan), got {self.opening!r}")
+        if not isinstance(self.policy_click, bool):
+            raise UserInputError(f"the policy's click is on or off (true or false), got {self.policy_click!r}")
         w = self.late_weight
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
             raise UserInputError(f"the lookahead's late weight must be a number in [0, 1], got {w!r}")
 
-    def build(self, guide: GuidePolicy, sincos: str = "fma") -> Controller:
+    def build(
+        self, guide: GuidePolicy, sincos: str = "fma", log: Callable[[str], None] | None = None, click: bool = True
+    ) -> Controller:
+        """The controller. The plain policy's click is found here (a few seconds; ``log`` says
+        where it lands); ``click=False`` skips it (to check decisions, which it does not change)."""
         if self.kind == "plan":
             opening = load_opening(self.opening) if self.opening else None
             return BeamController(
                 guide, beam=self.beam, lead=self.lead, lookahead=self.lookahead, sincos=sincos, opening=opening
             )
-        return LookaheadController(guide, horizon=self.horizon, late=self.late_weight, sincos=sincos)
+        controller = LookaheadController(guide, horizon=self.horizon, late=self.late_weight, sincos=sincos)
+        if click and self.horizon == 0 and self.policy_click:
+            if log is not None:
+                log("the plain policy's click: its run from each intro-screen update, in the simulator")
+            chosen = best_click(guide, sincos=sincos)
+            controller.click_update = chosen.update
+            if log is not None:
+                log(chosen.describe())
+        return controller
 
     def updates_per_stage(self, n_actions: int, frame_skip: int) -> int:
         """plan: the updates one stage of the beam simulates (at most; rollouts that end stop)."""
@@ -93,7 +111,7 @@ class ControllerSettings:
                 f"{opening})"
             )
         if self.horizon == 0:
-            return "the plain policy"
+            return "the plain policy" + ("" if self.policy_click else ", clicking when the page is ready")
         late = f", late keys weighed {self.late_weight:g}" if self.late_weight else ""
         return f"lookahead (rollouts of {self.horizon}{late})"
 
@@ -106,8 +124,10 @@ class ControllerSettings:
         or ``--late-weight`` ask for the lookahead (``--no-plan``: the lookahead at its default
         horizon); flags of the other kind are refused. The planner follows ``--opening``, else
         ``default_opening`` (``--no-opening``: none)."""
-        flags = ("beam", "lead", "horizon", "late_weight", "opening")
-        given = {k: getattr(args, k) for k in flags if getattr(args, k) is not None}
+        flags = ("beam", "lead", "horizon", "late_weight", "opening", "policy_click")
+        given = {k: getattr(args, k, None) for k in flags if getattr(args, k, None) is not None}
+        if "policy_click" in given and given.get("horizon") != 0:
+            raise UserInputError("--policy-click and --no-policy-click are the plain policy's (--horizon 0)")
         lookahead_flags = [f"--{k.replace('_', '-')}" for k in given if k in ("horizon", "late_weight")]
         plan_flags = [f"--{k}" for k in given if k in ("beam", "lead") or (k == "opening" and given[k])]
         plan = args.plan if args.plan is not None else not lookahead_flags

@@ -97,7 +97,7 @@ def check_decisions(demo: Demo, where: str, model: str | None = None) -> dict[st
     if not model:
         raise UserInputError(f"{where} does not name its model; give it")
     settings = ControllerSettings.from_meta(meta, where)
-    controller = settings.build(guide_from_model(str(model)), sincos)
+    controller = settings.build(guide_from_model(str(model)), sincos, click=False)
     states = _states_before(demo, {u - 1 for u in log.intended}, sincos)
     index = np.asarray(demo.arrays["update_index"])
     row_of = {int(u): r for r, u in enumerate(index)}  # each update's (last) row

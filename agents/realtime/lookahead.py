@@ -34,6 +34,7 @@ class LookaheadController:
     horizon: int = DEFAULT_HORIZON  # decisions of the guide after the tried action (0: the plain policy)
     late: float = 0.0  # the chance a press lands an update late, which the rollouts weigh in
     sincos: str = "fma"  # the sin/cos of the game being played (the page's)
+    click_update: int | None = None  # the page update the click is meant for (None: when the page is ready)
 
     def __post_init__(self) -> None:
         if self.horizon < 0:

@@ -129,9 +129,8 @@ def play_episode(
         controller.sincos = play.sim.sincos
         controller.prepare(snapshot, deadline)
 
-    opening = getattr(controller, "opening", None)  # the planner's: the click lands in its update
     first = timed(prepare) if hasattr(controller, "prepare") else None
-    play.begin(settle_s, opened, first, click_update=None if opening is None else opening.click_update)
+    play.begin(settle_s, opened, first, click_update=getattr(controller, "click_update", None))
     assert play.start is not None
     controller.sincos = play.start.sincos
     short = controller.short_of_time
@@ -252,7 +251,7 @@ def main_play(args: Any, default_model: Path) -> int:
         check_writable(out_dir.resolve().parent, f"--out {out_dir}")
     guide = guide_from_model(model)
     settings = ControllerSettings.from_args(args, str(OPENING) if OPENING.is_file() else "")
-    controller = settings.build(guide)
+    controller = settings.build(guide, log=lambda s: print(f"qwop play: {s}", flush=True))
     where = "sim" if args.sim else "browser"
     with RealtimePriority(enabled=where == "browser" and args.mode == "realtime" and args.priority == "raise") as prio:
         page = make_page(
@@ -298,7 +297,7 @@ def _play_episodes(
                     shown[0] = t
 
             e = play_episode(page, controller, args.time_limit, args.strict, settle, tick, prio.cover_children)
-            bar.update(args.time_limit - shown[0])
+            bar.update(min(args.time_limit - shown[0], bar.total - bar.n))  # no float overshoot of the total
             episodes.append(e)
             if out_dir is not None:
                 out_dir.mkdir(parents=True, exist_ok=True)

@@ -97,6 +97,11 @@ class BeamController:
     def frame_skip(self) -> int:
         return self.guide.frame_skip
 
+    @property
+    def click_update(self) -> int | None:
+        """The page update the click is meant for: the opening's (None: when the page is ready)."""
+        return None if self.opening is None else self.opening.click_update
+
     def _clear(self) -> None:
         self._games: sim_env.GameSet | None = None
         self._lines: list[_Line] = []
