@@ -11,8 +11,8 @@ same controller to make its decisions again.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 import numpy as np
