@@ -84,6 +84,8 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError("start_noise_updates is for lock-step mode")
         if self.config.late_decision_prob:
             raise ValueError("late_decision_prob emulates real time in the simulator; in the browser: mode='realtime'")
+        if self.config.start_click:
+            raise ValueError("start_click emulates a real-time page's start in the simulator; a real-time page clicks")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if predict and mode != "realtime":
@@ -149,7 +151,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         noise = np.zeros(0, dtype=np.int8)
         if self.mode == "lockstep":
             g.new_page()
-            noise = self.config.draw_start(self.np_random, self._start_runs)
+            _, noise = self.config.draw_start(self.np_random, self._start_runs)  # start_click is refused
             if noise.size:
                 self._records.append(g.run(noise))
                 self._keys.extend(int(k) for k in noise)

@@ -24,6 +24,7 @@ from sim_env.env_config import EnvConfig, step_keys
 from sim_env.observation import OBS_SIZE
 from sim_env.rewards import REWARD_TERMS
 from sim_env.spec import UPDATES_PER_SECOND
+from sim_env.starts import clicked_start
 
 
 class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
@@ -52,6 +53,7 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
         self._env = _core.Env(self.config.episode, sincos=self.config.sincos)
         self._keys: list[int] = []
+        self.click_update = 0  # the update this episode's click landed in (0: the traces' start)
 
     @property
     def sim(self) -> sim_env.QwopSim:
@@ -62,7 +64,9 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
         """Every key mask of this episode so far (start noise included), as int8.
 
         ``sim_env.replay(env.episode_keys())`` reproduces the episode exactly, and so does
-        a browser replay on the original, since every episode starts from a fresh page.
+        a browser replay on the original, since every episode starts from a fresh page; an
+        episode that started after a click (``click_update``, ``EnvConfig.start_click``) replays
+        with ``sim_env.starts.replay_keys(keys, click_update=env.click_update)``.
         """
         return np.array(self._keys, dtype=np.int8)
 
@@ -82,9 +86,12 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self._env.reset()
-        noise = self.config.draw_start(self.np_random, self._start_runs)
+        click, noise = self.config.draw_start(self.np_random, self._start_runs)
+        if click:  # the click's own update is the episode's first
+            self._env.start(clicked_start(click, self.config.sincos), 1)
         if noise.size:
             self._env.advance(noise)
+        self.click_update = click
         self._keys = [int(k) for k in noise]
         return self._env.obs, self._info(np.zeros(len(REWARD_TERMS)))
 

@@ -17,6 +17,8 @@ from sim_env.spec import SPEC
 # The options that reach the engine (frame_skip, time_limit, frame_stack): their defaults,
 # least values and help are declared once, in spec.json, with the C++ side's (spec.h).
 _EPISODE: dict[str, dict[str, Any]] = SPEC["episode_options"]
+# A click at most a minute into the intro screen (a page waits there as long as it is left).
+MAX_CLICK_UPDATE = 60 * 30
 
 
 def _help(name: str) -> dict[str, str]:
@@ -44,6 +46,11 @@ class EnvConfig:
         practises from states a good run reaches (a reverse curriculum). Their time counts toward
         ``time_limit``; the keys are part of the episode's history.
     start_share: the share of episodes that start inside one of the start runs.
+    start_click: ``[lo, hi]``: the other episodes start as a real-time page's game does, after a
+        click in an intro-screen update drawn from lo..hi (uniform; ``sim_env.starts``; start
+        noise follows the click); ``[]``: at the traces' start. What real-time play starts from,
+        a training option; evaluations set it themselves (the traces' start unless asked). The
+        browser env refuses it (a real-time page has its own click).
     late_decision_prob: the share of steps whose keys land one update late (the step runs one
         more update first, with the keys held before it), drawn from the env's seeded RNG: what
         real-time play in the browser does to a share of decisions. A training option for robustness;
@@ -72,6 +79,10 @@ class EnvConfig:
         metadata={"help": "demo files or folders whose runs episodes may start inside (reverse curriculum)"},
     )
     start_share: float = field(default=0.5, metadata={"help": "share of episodes that start inside a start run"})
+    start_click: list[int] = field(
+        default_factory=list,
+        metadata={"help": "[lo, hi]: episodes start after a click in an intro update drawn from lo..hi ([]: none)"},
+    )
     late_decision_prob: float = field(
         default=0.0, metadata={"help": "share of steps whose keys land one update late (real-time play)"}
     )
@@ -92,6 +103,19 @@ class EnvConfig:
             0.0 <= self.start_share <= 1.0
         ):
             raise ValueError(f"start_share must be in [0, 1], got {self.start_share!r}")
+        click = self.start_click
+        if not isinstance(click, list | tuple) or not (
+            len(click) == 0
+            or (
+                len(click) == 2
+                and all(isinstance(u, int) and not isinstance(u, bool) for u in click)
+                and 1 <= click[0] <= click[1] <= MAX_CLICK_UPDATE
+            )
+        ):
+            raise ValueError(
+                f"start_click must be [] or [lo, hi], intro updates 1 <= lo <= hi <= {MAX_CLICK_UPDATE}, got {click!r}"
+            )
+        object.__setattr__(self, "start_click", [int(u) for u in click])
         late = self.late_decision_prob
         if isinstance(late, bool) or not (isinstance(late, int | float) and 0.0 <= late <= 1.0):
             raise ValueError(f"late_decision_prob must be in [0, 1], got {self.late_decision_prob!r}")
@@ -132,18 +156,20 @@ class EnvConfig:
         except ValueError as exc:
             raise UserInputError(f"{exc}: each start run is a run's key masks, one per update") from None
 
-    def draw_start(self, rng: np.random.Generator, runs: Sequence[np.ndarray] = ()) -> np.ndarray:
-        """The keys played before one episode's first step (int8): with ``start_share``, a
-        start run's keys (``runs``, from :meth:`start_keys`) up to a random update; else
-        0..start_noise_updates random masks."""
+    def draw_start(self, rng: np.random.Generator, runs: Sequence[np.ndarray] = ()) -> tuple[int, np.ndarray]:
+        """Where one episode starts: the update its click lands in (0: the traces' start; see
+        ``start_click``) and the keys played before its first step (int8): with
+        ``start_share``, a start run's keys (``runs``, from :meth:`start_keys`, from the traces'
+        start) up to a random update; else 0..start_noise_updates random masks."""
         if runs and self.start_share > 0 and rng.random() < self.start_share:
             run = runs[int(rng.integers(0, len(runs)))]
-            return run[: int(rng.integers(0, len(run)))].copy()
+            return 0, run[: int(rng.integers(0, len(run)))].copy()
+        click = int(rng.integers(self.start_click[0], self.start_click[1] + 1)) if self.start_click else 0
         n = self.start_noise_updates
         if not n:
-            return np.zeros(0, dtype=np.int8)
+            return click, np.zeros(0, dtype=np.int8)
         count = int(rng.integers(0, n + 1))
-        return rng.integers(0, 16, count).astype(np.int8)
+        return click, rng.integers(0, 16, count).astype(np.int8)
 
     def draw_late(self, rng: np.random.Generator, n: int) -> np.ndarray | None:
         """Per env, the late updates of its next step (uint8, 0 or 1; see ``late_decision_prob``),

@@ -27,6 +27,7 @@ import sim_env
 from sim_env.env_config import EnvConfig, step_keys
 from sim_env.observation import OBS_SIZE
 from sim_env.rewards import REWARD_TERMS
+from sim_env.starts import clicked_start
 
 
 class QwopVecEnv(VectorEnv):
@@ -64,6 +65,8 @@ class QwopVecEnv(VectorEnv):
         # Key masks of each env's random start (empty without start noise), so that an
         # episode can be replayed exactly: prefix + the masks of its actions.
         self.episode_prefix: list[np.ndarray] = [np.zeros(0, dtype=np.int8) for _ in range(num_envs)]
+        # Each env's click update (0: the traces' start; see EnvConfig.start_click): the replay's start.
+        self.episode_click = np.zeros(num_envs, dtype=np.int64)
         self._np_random_envs: np.random.Generator = np.random.default_rng()
         # With track_keys, every episode's key masks (start included, one per update run), so
         # that final_info["keys"] replays it exactly (sim_env.replay).
@@ -75,12 +78,15 @@ class QwopVecEnv(VectorEnv):
         return self._batch
 
     def _start_noise(self, idx: np.ndarray) -> None:
-        if not (self.config.start_noise_updates or self._start_runs):
+        if not (self.config.start_noise_updates or self._start_runs or self.config.start_click):
             return
         for i in idx:
-            keys = self.config.draw_start(self._np_random_envs, self._start_runs)
+            click, keys = self.config.draw_start(self._np_random_envs, self._start_runs)
+            if click:  # the click's own update is the episode's first
+                self._batch.start_env(int(i), clicked_start(click, self.config.sincos), 1)
             if keys.size:
                 self._batch.advance_env(int(i), keys)
+            self.episode_click[int(i)] = click
             self.episode_prefix[int(i)] = keys
             if self.track_keys:
                 self._keys[int(i)] = [int(k) for k in keys]
@@ -154,6 +160,8 @@ class QwopVecEnv(VectorEnv):
                     self._keys[i] = []
                 info["final_info"]["keys"] = keys
                 info["final_info"]["_keys"] = done.copy()
+                info["final_info"]["click_update"] = np.where(done, self.episode_click, 0)
+                info["final_info"]["_click_update"] = done.copy()
             info["_final_info"] = done.copy()
             self._start_noise(idx)
         return b.obs.copy(), reward, terminated, truncated & ~terminated, info

@@ -30,9 +30,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.search.guided_rollouts import start_game
 from sim_env.errors import UserInputError
 from sim_env.files import write_new
+from sim_env.starts import start_game
 
 FORMAT = "qwop-opening/1"
 KEYS = ("format", "click_update", "sincos", "keys", "meta")

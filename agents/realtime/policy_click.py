@@ -2,7 +2,7 @@
 
 Every fresh page of the original is in the same state at each update of its intro screen, and
 the click zeroes the clock, so a click that lands in a chosen update gives one exact start state
-(``agents.search.guided_rollouts.clicked_start``; the opening rests on the same fact). The plain
+(``sim_env.starts.clicked_start``; the opening rests on the same fact). The plain
 policy's run from such a start, all keys on time, is a fixed run, and it differs a lot from one
 update to the next: a policy is fast from the states it was selected on, not from every state
 near them (the shipped model: 45.7 to over 53 s over updates 90-300, median 49.6 s). So
@@ -18,8 +18,9 @@ import numpy as np
 
 import sim_env
 from agents.realtime.opening import DEFAULT_CLICK_UPDATE
-from agents.search.guided_rollouts import FINISHED, GuidePolicy, clicked_start, policy_rollouts, rollout_rank
+from agents.search.guided_rollouts import FINISHED, GuidePolicy, policy_rollouts, rollout_rank
 from sim_env.env_config import EnvConfig
+from sim_env.starts import clicked_start
 
 # From the opening's click (3 s after load: every page is on screen by then) to 10 s after load
 # (longer on the intro screen is only a wait for the user).

@@ -23,6 +23,7 @@ import numpy as np
 import sim_env
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
+from sim_env.starts import start_game
 
 # A fall's rank: its distance plus this, below any rollout still running
 FELL_RANK = -1e6
@@ -136,52 +137,14 @@ def guide_from_sb3(model: Any, env: dict[str, Any], path: str = "the model") -> 
     )
 
 
-def clicked_start(click_update: int, sincos: str = "fma") -> bytes:
-    """The exact state a fresh real-time page's game has after the click landed in update
-    ``click_update`` (no keys held on the intro screen; the page's clock, which differs between
-    pages, is zeroed by the click): the same on every page."""
-    sim = sim_env.QwopSim(first_click=False, sincos=sincos)
-    sim.advance(np.zeros(click_update - 1, dtype=np.int8))
-    sim.click()
-    sim.update(0)
-    return sim.snapshot()
-
-
-def start_game(sincos: str = "fma", click_update: int = 0) -> sim_env.QwopSim:
-    """A game at a start: the traces' start (``click_update`` 0: the click made, no update
-    run) or a real-time page's after a click in ``click_update`` (:func:`clicked_start`)."""
-    sim = sim_env.QwopSim(sincos=sincos)
-    if click_update:
-        sim.restore(clicked_start(click_update, sincos))
-    return sim
-
-
 def game_after(keys: np.ndarray, sincos: str = "fma", click_update: int = 0) -> sim_env.GameSet:
-    """A set of one game: a game at the start (:func:`start_game`) after the update keys
+    """A set of one game: a game at the start (``sim_env.starts.start_game``) after the update keys
     ``keys`` (where a line of search or a rollout policy's run starts)."""
     sim = start_game(sincos, click_update)
     sim.advance(np.asarray(keys, dtype=np.int8))
     games = sim_env.GameSet(sincos).select(np.zeros(0, dtype=np.int32))
     games.add(sim.snapshot())
     return games
-
-
-def replay_keys(keys: np.ndarray, sincos: str = "fma", click_update: int = 0) -> dict[str, np.ndarray]:
-    """``sim_env.replay`` from a start (:func:`start_game`): per update until the keys or the
-    game end, ``state`` (n, 12, 6), ``score_time``, ``score``, ``game_ended``, ``jump_landed``."""
-    keys = np.asarray(keys, dtype=np.int8)
-    if not click_update:
-        return sim_env.replay(keys, sincos=sincos)
-    sim = start_game(sincos, click_update)
-    rows: dict[str, list[Any]] = {k: [] for k in ("state", "score_time", "score", "game_ended", "jump_landed")}
-    for k in keys:
-        sim.update(int(k))
-        rows["state"].append(sim.body_state())
-        for name in ("score_time", "score", "game_ended", "jump_landed"):
-            rows[name].append(getattr(sim, name))
-        if sim.game_ended:
-            break
-    return {k: np.asarray(v) for k, v in rows.items()}
 
 
 def finished_100m(out: dict[str, Any]) -> np.ndarray:
@@ -227,13 +190,10 @@ __all__ = [
     "FINISHED",
     "RUNNING",
     "GuidePolicy",
-    "clicked_start",
     "finished_100m",
     "game_after",
     "guide_from_model",
     "guide_from_sb3",
     "policy_rollouts",
-    "replay_keys",
     "rollout_rank",
-    "start_game",
 ]

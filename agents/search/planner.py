@@ -50,7 +50,6 @@ from agents.search.guided_rollouts import (
     finished_100m,
     game_after,
     policy_rollouts,
-    replay_keys,
     rollout_rank,
 )
 from agents.search.state import (
@@ -65,6 +64,7 @@ from agents.search.state import (
 )
 from sim_env.actions import action_masks
 from sim_env.spec import UNITS_PER_METRE
+from sim_env.starts import replay_keys
 
 
 class Expander(Protocol):

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 import sim_env
-from agents.search.guided_rollouts import GuidePolicy, guide_from_model, replay_keys
+from agents.search.guided_rollouts import GuidePolicy, guide_from_model
 from sim_env.actions import MAX_MASK, action_masks
 from sim_env.errors import UserInputError
 from sim_env.files import write_whole
 from sim_env.spec import UNITS_PER_METRE
+from sim_env.starts import replay_keys
 
 STATE_VERSION = 1
 

@@ -97,7 +97,9 @@ class ModelJudge:
         """Judges ``model`` (made at ``meta["timesteps"]``); returns its row (``meta`` and the
         verdict) if it was looked at closely, None if its start run already ruled it out."""
         opts = self.cfg.env_options()
-        start = evaluate_start_run(model, opts)
+        click = self.cfg.run.best_click
+        start = evaluate_start_run(model, opts, click)
+        starts = (click, click) if click else ()
         if not start["best_run_finished"]:
             return None
         t = float(start["best_run_time_s"])
@@ -109,10 +111,13 @@ class ModelJudge:
         elif self.best_time is not None and t >= self.best_time:
             return None
         # Stopped as soon as the bar is out of reach: the same verdict, a fraction of the work.
-        noisy = evaluate_policy_sim(model, opts, episodes=self.episodes, seed=SELECTION_SEED, min_success=bar)
+        noisy = evaluate_policy_sim(
+            model, opts, episodes=self.episodes, seed=SELECTION_SEED, min_success=bar, start_click=starts
+        )
         row = {
             **meta,
             "start_run_time_s": t,
+            **({"click_update": click} if click else {}),
             "success_rate": noisy["success_rate"],
             "median_finish_time_s": noisy["median_finish_time_s"],
             "best_finish_time_s": noisy["best_finish_time_s"],
@@ -123,7 +128,12 @@ class ModelJudge:
         n, rate = self.episodes, noisy["success_rate"]
         if row["kept"] and self.confirm_episodes > 0:
             again = evaluate_policy_sim(
-                model, opts, episodes=self.confirm_episodes, seed=CONFIRM_SEED, min_success=self.min_success
+                model,
+                opts,
+                episodes=self.confirm_episodes,
+                seed=CONFIRM_SEED,
+                min_success=self.min_success,
+                start_click=starts,
             )
             row["confirm_success_rate"] = again["success_rate"]
             row["confirm_median_finish_time_s"] = again["median_finish_time_s"]

@@ -25,7 +25,7 @@ from agents.training.algorithms import ALGORITHMS, algorithm, options_of, own_op
 from agents.training.algos.base import option
 from agents.training.algos.ppo import PPOOptions
 from sim_env import MAX_ENVS
-from sim_env.env_config import EnvConfig
+from sim_env.env_config import MAX_CLICK_UPDATE, EnvConfig
 from sim_env.errors import UserInputError
 from sim_env.files import check_plain_name
 
@@ -101,6 +101,11 @@ class RunSection:
     best_confirm_episodes: int = option(512, "other noisy starts (seed 2) a passing model must pass again (0: none)")
     best_target_s: float = option(
         0.0, "> 0: once a kept model runs from the start under this time, keep the most reliable under it"
+    )
+    best_click: int = option(
+        0,
+        "> 0: judge models for best/ from a real-time page's start, the click in this intro update (their noisy "
+        "starts after it too); 0: the traces' start",
     )
     best_async: bool = option(
         False, "judge models for best/ in a process beside the learner, which trains on meanwhile (see judge.py)"
@@ -203,6 +208,10 @@ class TrainConfig:
         ):
             if not (math.isfinite(rate) and rate > 0):
                 raise UserInputError(f"{where} must be a positive number, got {rate}")
+        if not 0 <= self.run.best_click <= MAX_CLICK_UPDATE:
+            raise UserInputError(
+                f"run.best_click must be 0 (none) or an intro update 1..{MAX_CLICK_UPDATE}, got {self.run.best_click!r}"
+            )
         if not 0.0 <= self.run.best_min_success <= 1.0:
             raise UserInputError(f"run.best_min_success must be between 0 and 1, got {self.run.best_min_success}")
         if self.distill.teacher and self.algo.name not in ("ppo", "a2c"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,13 +66,15 @@ def _report(scores: list[float], times: list[float], finished: list[bool], fell:
 
 @dataclass
 class Episode:
-    """One finished simulated episode and the key masks that replay it exactly."""
+    """One finished simulated episode and the key masks that replay it exactly (from its click:
+    ``sim_env.starts.replay_keys(keys, click_update=...)``; 0: the traces' start)."""
 
     score: float
     time_s: float
     finished: bool
     fell: bool
     keys: np.ndarray
+    click_update: int = 0
 
 
 def rollouts(
@@ -87,10 +90,13 @@ def rollouts(
     progress: bool = False,
     late_decision_prob: float = 0.0,
     max_failures: int | None = None,
+    start_click: Sequence[int] = (),
 ) -> list[Episode]:
     """Run ``episodes`` episodes of a policy (SB3 ``predict``) in the batched simulator;
     ``progress`` shows a bar of finished episodes. ``late_decision_prob`` (the env option,
-    whatever the model was trained with) emulates real-time play's late decisions. With
+    whatever the model was trained with) emulates real-time play's late decisions, and
+    ``start_click`` (``[lo, hi]``) its start after a click; whatever the model was trained with,
+    episodes start at the traces' start unless asked. With
     ``max_failures``, stops as soon as more episodes than that did not finish: the episodes
     returned are then the first of the full evaluation's (episodes end in the same order)."""
     if episodes < 1:
@@ -104,6 +110,7 @@ def rollouts(
         time_limit=time_limit,
         start_noise_updates=start_noise_updates,
         start_runs=[],
+        start_click=list(start_click),
         late_decision_prob=late_decision_prob,
     )
     n = max(1, min(num_envs, episodes))
@@ -122,6 +129,7 @@ def rollouts(
                     bool(fi["finished"][i]),
                     bool(fi["fallen"][i]),
                     fi["keys"][i],
+                    int(fi["click_update"][i]),
                 )
             )
             bar.update(min(1, episodes - bar.n))
@@ -151,9 +159,10 @@ def evaluate_policy_sim(
     progress: bool = False,
     late_decision_prob: float = 0.0,
     min_success: float | None = None,
+    start_click: Sequence[int] = (),
 ) -> dict[str, Any]:
     """Evaluate any policy with SB3's ``predict(obs, deterministic)`` in the batched simulator
-    (``late_decision_prob``: see :func:`rollouts`). With ``min_success``, stops once that
+    (``late_decision_prob``, ``start_click``: see :func:`rollouts`). With ``min_success``, stops once that
     share of ``episodes`` can no longer finish (the report then has ``"below": True`` and
     covers the episodes run)."""
     max_failures = None if min_success is None else episodes - math.ceil(min_success * episodes - 1e-9)
@@ -170,6 +179,7 @@ def evaluate_policy_sim(
         progress,
         late_decision_prob,
         max_failures,
+        start_click,
     )
     report = _report([e.score for e in eps], [e.time_s for e in eps], [e.finished for e in eps], [e.fell for e in eps])
     if len(eps) < episodes:
@@ -181,9 +191,11 @@ def evaluate_policy_sim(
     return report
 
 
-def evaluate_start_run(model: Any, env_options: dict[str, Any]) -> dict[str, Any]:
-    """The run from the standard start without noise: the one the original replays closed loop."""
-    return evaluate_policy_sim(model, env_options, episodes=1, num_envs=1, start_noise_updates=0)
+def evaluate_start_run(model: Any, env_options: dict[str, Any], click_update: int = 0) -> dict[str, Any]:
+    """The run from the standard start without noise: the one the original replays closed loop
+    (``click_update``: from a real-time page's start after a click in that update instead)."""
+    click = (click_update, click_update) if click_update else ()
+    return evaluate_policy_sim(model, env_options, episodes=1, num_envs=1, start_noise_updates=0, start_click=click)
 
 
 def evaluate_sim(model_path: str | Path, **options: Any) -> dict[str, Any]:
@@ -223,7 +235,14 @@ def evaluate_browser(
         backend=backend,
         headless=headless,
         **({"predict": True} if predict else {}),
-        **dict(info["env"], time_limit=time_limit, start_noise_updates=noise, start_runs=[], late_decision_prob=0.0),
+        **dict(
+            info["env"],
+            time_limit=time_limit,
+            start_noise_updates=noise,
+            start_runs=[],
+            start_click=[],
+            late_decision_prob=0.0,
+        ),
     ).unwrapped
     if not headless and mode == "lockstep":  # a person watches: the game's own pace, every update drawn
         from browser_env.watch import Watch

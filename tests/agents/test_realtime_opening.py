@@ -15,12 +15,13 @@ from agents.realtime.lookahead import FROM_OPENING, PLAIN_FROM_STATE
 from agents.realtime.opening import Opening, load_opening, plan_opening
 from agents.realtime.play import play_episode
 from agents.realtime.receding import BeamController
-from agents.search.guided_rollouts import clicked_start, guide_from_model
+from agents.search.guided_rollouts import guide_from_model
 from browser_env.pages import SimulatedPage
 from browser_env.predicted import PredictedPlay
 from demos.format import load_demo
 from sim_env import QwopSim
 from sim_env.errors import UserInputError
+from sim_env.starts import clicked_start
 from tests.clitools import one_line_error, qwop
 from tests.support import REPO
 
@@ -137,7 +138,7 @@ def test_a_search_from_the_click_is_an_opening_with_key_changes_at_any_update(tm
     """``qwop search --click-update``: every line starts from the clicked page's state, the best
     run is saved as an opening whose keys change at any update, and qwop play holds each
     decision's keys as long as the opening does (decisions made again from the trace)."""
-    from agents.search.guided_rollouts import replay_keys, start_game
+    from sim_env.starts import replay_keys, start_game
 
     sim = start_game("fma", CLICK)
     assert sim.snapshot() == clicked_start(CLICK)

@@ -112,6 +112,11 @@ void BatchSim::advance_env(int i, const int8_t* keys, int n) {
   write_state(i);
 }
 
+void BatchSim::start_env(int i, const std::string& snapshot, int updates) {
+  envs_[i].start(snapshot, updates);
+  write_state(i);
+}
+
 void BatchSim::reset_all() {
   for (int i = 0; i < n_; ++i) {
     reset_env(i);

@@ -61,6 +61,8 @@ class BatchSim {
   void reset_env(int i);
   // Runs updates on one env outside step(); they count toward its episode.
   void advance_env(int i, const int8_t* keys, int n);
+  // Starts one env's episode from a snapshot (Env::start).
+  void start_env(int i, const std::string& snapshot, int updates);
 
   int num_envs() const { return n_; }
   int num_threads() const { return threads_; }

@@ -100,6 +100,13 @@ py::array_t<float> episode_obs(const qwop::Episode& e) {
   return out;
 }
 
+void check_start_updates(int updates, const qwop::EpisodeOptions& o) {
+  if (updates < 0 || updates >= o.max_updates) {
+    throw py::value_error("updates must be in 0.." + std::to_string(o.max_updates - 1) + " (the episode's), got " +
+                          std::to_string(updates));
+  }
+}
+
 // The single simulator env's C++ side: one Env with its own game and scratch.
 struct PyEnv {
   PyEnv(const qwop::EpisodeOptions& o, qwop::trig::Variant variant) : initial(std::make_unique<Game>()) {
@@ -162,6 +169,13 @@ void bind_batch(py::module_& m) {
              check_overflow(b.game(i));
            }, py::arg("index"), py::arg("keys"),
            "Run updates on one env before its first step (a random start); they count toward its episode.")
+      .def("start_env", [](qwop::BatchSim& b, int i, const py::bytes& snapshot, int updates) {
+             if (i < 0 || i >= b.num_envs()) throw py::index_error("env index out of range");
+             check_start_updates(updates, b.options());
+             b.start_env(i, std::string(snapshot), updates);
+           }, py::arg("index"), py::arg("snapshot"), py::arg("updates"),
+           "Start one env's episode from a snapshot's game (a real-time page's after its click), `updates` "
+           "into the episode; before its first step, as advance_env.")
       .def("snapshot_env", [](qwop::BatchSim& b, int i) {
              if (i < 0 || i >= b.num_envs()) throw py::index_error("env index out of range");
              return py::bytes(qwop::take_snapshot(b.game(i)));
@@ -261,6 +275,11 @@ void bind_env(py::module_& m) {
              e.env->advance(keys.data(), static_cast<int>(keys.shape(0)), e.scratch);
              check_overflow(e.env->game());
            }, py::arg("keys"), "Updates before the first step (a random start); they count toward the episode.")
+      .def("start", [](PyEnv& e, const py::bytes& snapshot, int updates) {
+             check_start_updates(updates, e.env->episode().options());
+             e.env->start(std::string(snapshot), updates);
+           }, py::arg("snapshot"), py::arg("updates"),
+           "Start the episode from a snapshot's game (a real-time page's after its click), `updates` into it.")
       .def("step", [](PyEnv& e, py::handle keys, int late) {
              const int32_t k = check_keys(keys);
              if (late < 0) throw py::value_error("late must be >= 0 (updates), got " + std::to_string(late));

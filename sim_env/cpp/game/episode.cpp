@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "snapshot.h"
+
 namespace qwop {
 
 int max_updates_for(double time_limit_s) {
@@ -79,6 +81,13 @@ void Env::advance(const int8_t* keys, int n, StepScratch& scratch) {
   double s[kNumParts * kStateColumns];
   game_.body_state(s);
   episode_.begin(s, episode_.updates() + n);
+}
+
+void Env::start(const std::string& snapshot, int updates) {
+  restore_snapshot(game_, snapshot);
+  double s[kNumParts * kStateColumns];
+  game_.body_state(s);
+  episode_.begin(s, updates);
 }
 
 StepOutcome Env::step(int32_t keys, StepScratch& scratch, int late_updates) {

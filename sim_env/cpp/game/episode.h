@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "env_features.h"
@@ -76,6 +77,10 @@ class Env {
   // Updates before the first step (a random start): they count toward the episode, and
   // the episode's observation starts after them.
   void advance(const int8_t* keys, int n, StepScratch& scratch);
+  // Starts the episode from a snapshot's game (a real-time page's after its click), `updates`
+  // into the episode. Throws std::invalid_argument, the env unchanged, if the bytes are not a
+  // snapshot of this build.
+  void start(const std::string& snapshot, int updates);
   // One step with `keys` held. A late decision (as in real-time play in the browser) first
   // runs `late_updates` more updates with the keys held before the step.
   StepOutcome step(int32_t keys, StepScratch& scratch, int late_updates = 0);
