@@ -162,8 +162,9 @@ class ModelJudge:
 def kept_line(row: dict[str, Any]) -> str:
     """The log line for a kept model's row."""
     median = row["median_finish_time_s"]
+    start = f"a click in update {row['click_update']}" if row.get("click_update") else "the start"
     return (
-        f"kept {Path(row['model']).name}: {row['start_run_time_s']:.2f} s from the start; "
+        f"kept {Path(row['model']).name}: {row['start_run_time_s']:.2f} s from {start}; "
         f"{row['judged_success_rate']:.1%} of {row['judged_episodes']} noisy starts finish"
         + (f", median {median:.1f} s" if median is not None else "")
     )

@@ -53,7 +53,7 @@ def test_evaluations_start_where_asked_and_replay_from_their_click(model) -> Non
 
 
 def test_best_click_judges_models_from_a_real_time_pages_start(model, tmp_path) -> None:
-    from agents.training.best_model import ModelJudge
+    from agents.training.best_model import ModelJudge, kept_line
     from agents.training.config import load_config
 
     policy, info = model
@@ -67,4 +67,5 @@ def test_best_click_judges_models_from_a_real_time_pages_start(model, tmp_path) 
     want = _played_from_click(policy, info["env"], 90)
     assert clicked["start_run_time_s"] == pytest.approx(want, abs=1e-9) and want != traces["start_run_time_s"]
     assert clicked["kept"] and (tmp_path / "clicked" / "best.zip").is_file()
+    assert "s from a click in update 90;" in kept_line(clicked) and "s from the start;" in kept_line(traces)
     assert np.isfinite(clicked["median_finish_time_s"])
