@@ -326,6 +326,7 @@ def _play_episodes(
     r = report(episodes, label)
     r["replayed_exactly"] = sum(replays_exactly(e) for e in episodes)
     r["controller"] = settings.to_meta()
+    r["click_update"] = getattr(controller, "click_update", None)  # where the click was meant (None: page ready)
     r["priority"] = prio.describe()
     if prio.enabled:
         print(r["priority"])

@@ -58,6 +58,7 @@ def test_qwop_play_horizon_0_clicks_where_the_policy_is_fastest(tmp_path: Path, 
     assert f"the click lands in update {chosen.update}" in p.stdout
     r = json.loads((out / "report.json").read_text())
     assert r["clicks_on_time"] == 2 and r["controller"]["policy_click"] is True
+    assert r["click_update"] == chosen.update
     assert r["times_s"] == [round(chosen.time_s, 4)] * 2
     trace = out / "episode_00.npz"
     p = qwop("play", "--check", str(trace))
@@ -72,6 +73,7 @@ def test_without_the_policy_click_the_page_decides(tmp_path: Path, guide) -> Non
     assert "clicking when the page is ready" in p.stdout and "the click lands" not in p.stdout
     r = json.loads((out / "report.json").read_text())
     assert len(set(r["times_s"])) > 1  # each page's own intro length: another start each time
+    assert r["click_update"] is None
 
 
 @pytest.mark.parametrize(
