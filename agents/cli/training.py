@@ -297,7 +297,8 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from agents.realtime.play import main_check, main_play
+    from agents.realtime.decisions import main_check
+    from agents.realtime.play import main_play
 
     if args.check:
         return main_check(args.check, args.model)

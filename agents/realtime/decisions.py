@@ -12,6 +12,7 @@ choices are reproducible offline, bit for bit, whatever the machine's load was.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,8 @@ import sim_env
 from agents.realtime.controllers import ControllerSettings
 from agents.realtime.lookahead import PLAIN_FROM_STATE
 from agents.search.guided_rollouts import guide_from_model
-from demos.format import Demo
+from agents.training.model_files import check_model_file
+from demos.format import Demo, load_demo
 from sim_env.errors import UserInputError
 from sim_env.spec import CLICK_EVENT, RESET_EVENT_BASE
 
@@ -118,4 +120,23 @@ def check_decisions(demo: Demo, where: str, model: str | None = None) -> dict[st
     return {"checked": len(log), "equal": equal, "first_difference": first}
 
 
-__all__ = ["DecisionLog", "check_decisions"]
+def main_check(trace: str, model: str | None) -> int:
+    """``qwop play --check TRACE``: 0 if every decision is made again as recorded, else 1."""
+    path = Path(trace)
+    if not path.is_file():
+        raise UserInputError(f"trace not found: {path} (qwop play --trace or --out writes one)")
+    if model is not None:
+        model = str(check_model_file(model))
+    r = check_decisions(load_demo(path), str(path), model)
+    print(f"{r['equal']} of {r['checked']} decisions made again offline are the recorded ones")
+    if r["first_difference"] is not None:
+        d = r["first_difference"]
+        print(
+            f"the first that differs: decision {d['index']} (for update {d['update']}, depth {d['depth']}): "
+            f"recorded keys {d['recorded']}, made again {d['again']}"
+        )
+        return 1
+    return 0
+
+
+__all__ = ["DecisionLog", "check_decisions", "main_check"]

@@ -8,7 +8,7 @@ before the one it is meant for (``browser_env.predicted``). By default the click
 shipped opening's update and the opening decides while the game is in its states
 (``agents.realtime.opening``), then the planner in the loop (``agents.realtime.receding``);
 ``--no-plan`` and ``--horizon`` ask for the lookahead (``agents.realtime.lookahead``, ``--horizon
-0`` for the plain policy).
+0`` for the plain policy, which clicks where it runs fastest: ``agents.realtime.policy_click``).
 
 ``--mode lockstep`` plays the same controller with the page held between updates (the traces'
 start, no late keys); ``--sim`` plays it in the simulator, with ``--late P`` emulating keys that
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.realtime.controllers import Controller, ControllerSettings
-from agents.realtime.decisions import DecisionLog, check_decisions
+from agents.realtime.decisions import DecisionLog
 from agents.search.guided_rollouts import guide_from_model
 from agents.shipped import OPENING
 from agents.training.evaluate import _report, format_report, save_browser_recording, write_trace_and_gif
@@ -251,7 +251,9 @@ def main_play(args: Any, default_model: Path) -> int:
         check_writable(out_dir.resolve().parent, f"--out {out_dir}")
     guide = guide_from_model(model)
     settings = ControllerSettings.from_args(args, str(OPENING) if OPENING.is_file() else "")
-    controller = settings.build(guide, log=lambda s: print(f"qwop play: {s}", flush=True))
+    controller = settings.build(  # a lock-step page starts clicked: no click to choose
+        guide, log=lambda s: print(f"qwop play: {s}", flush=True), click=args.mode == "realtime"
+    )
     where = "sim" if args.sim else "browser"
     with RealtimePriority(enabled=where == "browser" and args.mode == "realtime" and args.priority == "raise") as prio:
         page = make_page(
@@ -363,25 +365,6 @@ def _canvas_video(best: PlayedEpisode, meta: dict[str, Any], args: Any) -> None:
         print(f"warning: the replay drawn differs from the run ({div})", file=sys.stderr)
 
 
-def main_check(trace: str, model: str | None) -> int:
-    """``qwop play --check TRACE``: 0 if every decision is made again as recorded, else 1."""
-    path = Path(trace)
-    if not path.is_file():
-        raise UserInputError(f"trace not found: {path} (qwop play --trace or --out writes one)")
-    if model is not None:
-        model = str(check_model_file(model))
-    r = check_decisions(load_demo(path), str(path), model)
-    print(f"{r['equal']} of {r['checked']} decisions made again offline are the recorded ones")
-    if r["first_difference"] is not None:
-        d = r["first_difference"]
-        print(
-            f"the first that differs: decision {d['index']} (for update {d['update']}, depth {d['depth']}): "
-            f"recorded keys {d['recorded']}, made again {d['again']}"
-        )
-        return 1
-    return 0
-
-
 def _episode_meta(e: PlayedEpisode, model: str, settings: ControllerSettings, label: str) -> dict[str, Any]:
     return {
         "source": f"qwop play ({label})",
@@ -396,4 +379,4 @@ def _episode_meta(e: PlayedEpisode, model: str, settings: ControllerSettings, la
     }
 
 
-__all__ = ["PlayedEpisode", "format_play_report", "main_check", "main_play", "make_page", "play_episode", "report"]
+__all__ = ["PlayedEpisode", "format_play_report", "main_play", "make_page", "play_episode", "report"]

@@ -69,3 +69,21 @@ def test_best_click_judges_models_from_a_real_time_pages_start(model, tmp_path) 
     assert clicked["kept"] and (tmp_path / "clicked" / "best.zip").is_file()
     assert "s from a click in update 90;" in kept_line(clicked) and "s from the start;" in kept_line(traces)
     assert np.isfinite(clicked["median_finish_time_s"])
+
+
+def test_the_realtime_recipe_trains_from_real_time_starts(tmp_path) -> None:
+    """agents/recipes/realtime.toml: episodes after a click in 90-300 (and inside the planner's
+    records), late keys, best/ judged from the click in update 90; it resumes the shipped model."""
+    from pathlib import Path
+
+    from agents.training.config import load_config
+    from agents.training.train import train
+
+    recipe = REPO / "agents" / "recipes" / "realtime.toml"
+    cfg = load_config(recipe)
+    assert cfg.env.start_click == [90, 300] and cfg.run.best_click == 90 and cfg.env.late_decision_prob > 0
+    assert cfg.run.best_every > 0 and all(Path(p).is_file() for p in cfg.env.start_runs)
+    sets = [f'run.out_dir="{tmp_path}"', "run.steps=1500", "run.minutes=0", "run.eval_episodes=2"]
+    sets += ["run.progress_bar=false", "run.checkpoint_every=0", "run.best_every=0"]
+    summary = train(load_config(recipe, sets), resume=str(MODEL), log=lambda s: None)
+    assert summary["timesteps"] >= 256_136_256 + 1500 and summary["eval"]["episodes"] == 2
