@@ -18,6 +18,9 @@ OPENINGS = HERE / "openings"
 PRETRAINED = MODELS / "qwop_pddqn.zip"  # the default model of eval, play and tune-guide
 # the record recipe's own result from scratch (record.toml), which PRETRAINED was trained on from
 RECIPE_MODEL = MODELS / "qwop_pddqn_recipe.zip"
+# the plain policy's model for real-time play (qwop play --horizon 0): PRETRAINED trained on from
+# real-time starts (agents/recipes/realtime.toml), judged from the click in update 90
+REALTIME_MODEL = MODELS / "qwop_pddqn_realtime.zip"
 # the default guide of the guided search: RECIPE_MODEL tuned on the search's own choices
 # (qwop tune-guide --rounds 2); a guide, not a runner: closed loop it falls more often
 GUIDE = MODELS / "qwop_guide.zip"
@@ -26,4 +29,14 @@ GUIDE = MODELS / "qwop_guide.zip"
 # (qwop opening; how, in its meta)
 OPENING = OPENINGS / "qwop_opening.npz"
 
-__all__ = ["GUIDE", "MODELS", "OPENING", "OPENINGS", "PRETRAINED", "RECIPES", "RECIPE_MODEL", "RECORDS"]
+__all__ = [
+    "GUIDE",
+    "MODELS",
+    "OPENING",
+    "OPENINGS",
+    "PRETRAINED",
+    "REALTIME_MODEL",
+    "RECIPES",
+    "RECIPE_MODEL",
+    "RECORDS",
+]

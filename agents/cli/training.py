@@ -13,7 +13,7 @@ from agents.cli.common import BACKENDS, GAME_HELP, check_demo_files
 from agents.realtime.controllers import ControllerSettings
 from agents.realtime.lookahead import DEFAULT_HORIZON
 from agents.realtime.receding import DEFAULT_BEAM, DEFAULT_CATCH_UP, DEFAULT_LEAD, DEFAULT_LOOKAHEAD
-from agents.shipped import PRETRAINED
+from agents.shipped import PRETRAINED, REALTIME_MODEL
 from agents.training.algorithms import ALGORITHMS
 from agents.usage import game_seconds, minutes_float, nonnegative_int, positive_int, probability, seed_int
 from sim_env.errors import UserInputError
@@ -77,7 +77,12 @@ def add_commands(sub: Any) -> None:
         "--horizon: the lookahead instead), and is sent the moment the page has run the update before the one it "
         "is for.",
     )
-    p.add_argument("model", nargs="?", help="model .zip guiding the planner (default: the shipped pretrained model)")
+    p.add_argument(
+        "model",
+        nargs="?",
+        help="model .zip guiding the planner (default: the shipped pretrained model; with --horizon 0, the shipped "
+        "real-time model)",
+    )
     p.add_argument("--episodes", type=positive_int, default=1, help="episodes, each from a fresh page (default 1)")
     p.add_argument("--mode", default="realtime", choices=["realtime", "lockstep"], help="the page's pace")
     p.add_argument("--sim", action="store_true", help="in the simulator (a real-time page emulated) instead")
@@ -306,4 +311,5 @@ def _play(args: argparse.Namespace) -> int:
         raise UserInputError(
             "--game, --show and --video are for the browser; --sim plays in the simulator (--gif draws it)"
         )
-    return main_play(args, PRETRAINED)
+    plain = args.horizon == 0 and REALTIME_MODEL.is_file()  # the plain policy: the model trained for real time
+    return main_play(args, REALTIME_MODEL if plain else PRETRAINED)

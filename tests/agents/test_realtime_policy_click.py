@@ -50,12 +50,19 @@ def test_a_window_must_be_ordered(guide) -> None:
         best_click(guide, (100, 90))
 
 
-def test_qwop_play_horizon_0_clicks_where_the_policy_is_fastest(tmp_path: Path, guide) -> None:
-    chosen = best_click(guide)
+def test_qwop_play_horizon_0_clicks_where_its_model_is_fastest(tmp_path: Path) -> None:
+    """By default the plain policy is the model trained for real time (agents/recipes/realtime.toml),
+    which clicks where it was judged: a run whose keys all land on time is that run."""
+    from agents.shipped import REALTIME_MODEL
+    from demos.format import load_demo
+
+    chosen = best_click(guide_from_model(str(REALTIME_MODEL)))
+    assert chosen.update == 90 and chosen.time_s == pytest.approx(44.97, abs=0.01)  # its judged start and time
     out = tmp_path / "runs"
     p = qwop("play", "--sim", "--horizon", "0", "--episodes", "2", "--seed", "4", "--out", str(out))
     assert p.returncode == 0, p.stderr[-2000:]
     assert f"the click lands in update {chosen.update}" in p.stdout
+    assert load_demo(out / "episode_00.npz").meta["model"] == str(REALTIME_MODEL)
     r = json.loads((out / "report.json").read_text())
     assert r["clicks_on_time"] == 2 and r["controller"]["policy_click"] is True
     assert r["click_update"] == chosen.update

@@ -320,6 +320,26 @@ def test_play_follows_the_shipped_opening_in_the_original(tmp_path: Path) -> Non
     assert followed >= 10  # the opening led at least its first 10 decisions in one of the runs
 
 
+def test_the_plain_policy_clicks_for_its_run_in_the_original(tmp_path: Path) -> None:
+    """``qwop play --horizon 0``: the click lands in the update its model runs fastest from, and a
+    run whose click and keys all land on time is the simulator's run from there, to the update."""
+    import json
+
+    from agents.realtime.policy_click import best_click
+    from agents.search.guided_rollouts import guide_from_model
+    from agents.shipped import REALTIME_MODEL
+    from tests.clitools import qwop
+
+    chosen = best_click(guide_from_model(str(REALTIME_MODEL)))
+    p = qwop("play", "--horizon", "0", "--strict", "--episodes", "2", "--out", str(tmp_path / "runs"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "the mirror equalled the page at every update" in p.stdout
+    r = json.loads((tmp_path / "runs" / "report.json").read_text())
+    assert r["click_update"] == chosen.update and r["finished"] == [True, True]
+    if r["clicks_on_time"] == 2 and r["late_decisions"] == 0:  # all on time: the planned run exactly
+        assert r["times_s"] == [round(chosen.time_s, 4)] * 2
+
+
 RECORDS = sorted((REPO / "agents" / "records").glob("*.npz"))
 
 
