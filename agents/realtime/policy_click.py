@@ -20,7 +20,7 @@ import sim_env
 from agents.realtime.opening import DEFAULT_CLICK_UPDATE
 from agents.search.guided_rollouts import FINISHED, GuidePolicy, policy_rollouts, rollout_rank
 from sim_env.env_config import EnvConfig
-from sim_env.starts import clicked_start
+from sim_env.starts import start_game
 
 # From the opening's click (3 s after load: every page is on screen by then) to 10 s after load
 # (longer on the intro screen is only a wait for the user).
@@ -58,10 +58,8 @@ def best_click(
     games = sim_env.GameSet(sincos).select(np.zeros(0, dtype=np.int32))
     states = []
     for u in updates:
-        snap = clicked_start(int(u), sincos)
-        games.add(snap)
-        sim = sim_env.QwopSim(sincos=sincos)
-        sim.restore(snap)
+        sim = start_game(sincos, int(u))
+        games.add(sim.snapshot())
         states.append(sim.body_state())
     first = guide.masks[guide.act(np.stack(states))]
     keys = np.repeat(first[:, None], guide.frame_skip, axis=1).astype(np.int8)

@@ -98,8 +98,8 @@ class ModelJudge:
         verdict) if it was looked at closely, None if its start run already ruled it out."""
         opts = self.cfg.env_options()
         click = self.cfg.run.best_click
-        start = evaluate_start_run(model, opts, click)
-        starts = (click, click) if click else ()
+        starts = (click, click) if click else ()  # the start run and the noisy starts after the click
+        start = evaluate_start_run(model, opts, starts)
         if not start["best_run_finished"]:
             return None
         t = float(start["best_run_time_s"])

@@ -208,10 +208,8 @@ class TrainConfig:
         ):
             if not (math.isfinite(rate) and rate > 0):
                 raise UserInputError(f"{where} must be a positive number, got {rate}")
-        if not 0 <= self.run.best_click <= MAX_CLICK_UPDATE:
-            raise UserInputError(
-                f"run.best_click must be 0 (none) or an intro update 1..{MAX_CLICK_UPDATE}, got {self.run.best_click!r}"
-            )
+        if not 0 <= (click := self.run.best_click) <= MAX_CLICK_UPDATE:
+            raise UserInputError(f"run.best_click must be 0 or an intro update <= {MAX_CLICK_UPDATE}, got {click!r}")
         if not 0.0 <= self.run.best_min_success <= 1.0:
             raise UserInputError(f"run.best_min_success must be between 0 and 1, got {self.run.best_min_success}")
         if self.distill.teacher and self.algo.name not in ("ppo", "a2c"):

@@ -191,11 +191,12 @@ def evaluate_policy_sim(
     return report
 
 
-def evaluate_start_run(model: Any, env_options: dict[str, Any], click_update: int = 0) -> dict[str, Any]:
+def evaluate_start_run(model: Any, env_options: dict[str, Any], start_click: Sequence[int] = ()) -> dict[str, Any]:
     """The run from the standard start without noise: the one the original replays closed loop
-    (``click_update``: from a real-time page's start after a click in that update instead)."""
-    click = (click_update, click_update) if click_update else ()
-    return evaluate_policy_sim(model, env_options, episodes=1, num_envs=1, start_noise_updates=0, start_click=click)
+    (``start_click`` ``(U, U)``: from a real-time page's start after a click in update U instead)."""
+    return evaluate_policy_sim(
+        model, env_options, episodes=1, num_envs=1, start_noise_updates=0, start_click=start_click
+    )
 
 
 def evaluate_sim(model_path: str | Path, **options: Any) -> dict[str, Any]:
