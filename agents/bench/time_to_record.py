@@ -12,11 +12,17 @@ standard start and its share of the judged noisy starts. At the end: the wall an
 to the first kept model under the target (``run.best_target_s``) that finishes at least
 ``run.best_min_success`` of the ``run.best_confirm_episodes`` (512) noisy starts it was
 confirmed on.
+
+Before the run, a yardstick of the machine: one forward and backward pass of the config's
+network over a batch of its size on one thread (median of 40). The same code has run this
+benchmark's first minutes 1.7 times as fast on one day as on another, on the same machine;
+the yardstick says which kind of day a figure comes from.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -159,10 +165,40 @@ def format_table(rows: list[dict[str, Any]], record: dict[str, Any] | None, targ
     return "\n".join(lines)
 
 
+def yardstick_ms(cfg: TrainConfig, repeats: int = 40) -> float:
+    """Milliseconds of one forward and backward pass of ``cfg``'s network over a batch of its
+    size, one thread (median of ``repeats`` after 5 unmeasured)."""
+    import torch
+
+    from agents.training.safe_loading import spaces_of
+
+    obs_space, action_space = spaces_of(cfg.env_options())
+    from stable_baselines3.common.torch_layers import create_mlp
+
+    act = torch.nn.ReLU if cfg.policy.activation == "relu" else torch.nn.Tanh
+    n_in = int(obs_space.shape[0])
+    net = torch.nn.Sequential(*create_mlp(n_in, int(action_space.n), list(cfg.policy.net_arch), act))
+    x = torch.randn(int(getattr(cfg.algo, "batch_size", 1024)), n_in, generator=torch.Generator().manual_seed(0))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        times = []
+        for i in range(repeats + 5):
+            t0 = time.perf_counter()
+            net(x).sum().backward()
+            if i >= 5:
+                times.append(time.perf_counter() - t0)
+    finally:
+        torch.set_num_threads(threads)
+    return 1000.0 * statistics.median(times)
+
+
 def run(cfg: TrainConfig, minutes: list[float], out: Path, log: Any = print) -> dict[str, Any]:
     """Trains ``cfg``'s chain into ``out/run`` until the last wall-clock mark; returns the rows
     and the record (also written to ``out/time_to_record.json``)."""
     target = cfg.run.best_target_s or 47.34
+    yardstick = yardstick_ms(cfg)
+    log(f"yardstick: the network's forward and backward over a batch, one thread: {yardstick:.2f} ms")
     marks = WallMarks(minutes, target, cfg.run.best_min_success, log)
     run_cfg = replace(cfg, run=replace(cfg.run, minutes=0.0, out_dir=str(out), name="run"))
     try:
@@ -171,10 +207,16 @@ def run(cfg: TrainConfig, minutes: list[float], out: Path, log: Any = print) -> 
     except BudgetSpentError:
         pass
     marks._check_record()
-    result = {"rows": marks.rows, "record": marks.record, "target_s": target, "marks": minutes}
+    result = {
+        "rows": marks.rows,
+        "record": marks.record,
+        "target_s": target,
+        "marks": minutes,
+        "yardstick_ms": round(yardstick, 3),
+    }
     write_json(out / "time_to_record.json", result)
     log(format_table(marks.rows, marks.record, target))
     return result
 
 
-__all__ = ["BudgetSpentError", "WallMarks", "format_table", "run"]
+__all__ = ["BudgetSpentError", "WallMarks", "format_table", "run", "yardstick_ms"]

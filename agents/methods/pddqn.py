@@ -27,6 +27,7 @@ import torch
 from stable_baselines3 import DQN
 from torch.nn import functional
 
+from agents.methods.overlapped_targets import OverlappedTargets
 from agents.methods.prioritized_replay import PrioritizedReplayBuffer
 from agents.methods.reward_heads import MultiHeadDQNPolicy, head_targets
 
@@ -77,6 +78,7 @@ class PrioritizedDoubleDQN(DQN):
         reward_weights: Sequence[float] | None = None,
         demo_margin: float = 0.0,
         margin: float = 0.8,
+        overlap_targets: bool = False,
         replay_buffer_class: Any = None,
         replay_buffer_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
@@ -86,6 +88,8 @@ class PrioritizedDoubleDQN(DQN):
         self.per_beta0 = per_beta
         self.reward_heads = reward_heads
         self.demo_margin, self.margin = demo_margin, margin
+        self.overlap_targets = overlap_targets
+        self._overlapped: OverlappedTargets | None = None
         if demo_margin > 0 and reward_heads:
             raise ValueError("the demonstration margin loss takes the scalar critic, not reward heads")
         if reward_heads:
@@ -124,19 +128,26 @@ class PrioritizedDoubleDQN(DQN):
             # beta: from its start value to 1 (full correction) as training ends
             done = min(1.0, max(0.0, 1.0 - self._current_progress_remaining))
             buffer.beta = self.per_beta0 + (1.0 - self.per_beta0) * done
+        if self.overlap_targets and self._overlapped is None:
+            self._overlapped = OverlappedTargets(self.q_net, self.q_net_target, self._targets)
+
+        def sample() -> Any:
+            return buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+
         losses = []
         for _ in range(gradient_steps):
-            data = buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
-            discounts = data.discounts if data.discounts is not None else self.gamma
+            if self._overlapped is not None:
+                data, target = self._overlapped.next(buffer, sample)
+            else:
+                data = sample()
+                target = self._targets(data, self.q_net, self.q_net_target)
             if self.reward_heads:
-                current, target, td = self._head_values(data, discounts)
+                heads = self.q_net.heads(data.observations)
+                idx = data.actions.long().view(-1, 1, 1).expand(-1, heads.shape[1], 1)
+                current = heads.gather(2, idx).squeeze(2)
+                td = ((current - target) * self.q_net.reward_weights.view(1, -1)).sum(dim=1, keepdim=True)
                 elementwise = functional.smooth_l1_loss(current, target, reduction="none").sum(dim=1, keepdim=True)
             else:
-                with torch.no_grad():
-                    online = self.q_net(data.next_observations) if self.double_q else None
-                    target = td_targets(
-                        data.rewards, data.dones, discounts, self.q_net_target(data.next_observations), online
-                    )
                 q_all = self.q_net(data.observations)
                 current = q_all.gather(1, data.actions.long())
                 elementwise = functional.smooth_l1_loss(current, target, reduction="none")
@@ -157,16 +168,24 @@ class PrioritizedDoubleDQN(DQN):
         if per:
             self.logger.record("train/per_beta", buffer.beta)
 
-    def _head_values(self, data: Any, discounts: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Per-term current values and targets (batch, terms), and the combined TD error."""
-        q, q_target = self.q_net, self.q_net_target
+    def _targets(self, data: Any, online: torch.nn.Module, target: torch.nn.Module) -> torch.Tensor:
+        """One-step targets of a batch: (batch, 1), or (batch, terms) with reward heads."""
+        discounts = data.discounts if data.discounts is not None else self.gamma
         with torch.no_grad():
-            online = q.heads(data.next_observations) if self.double_q else None
-            target = head_targets(
-                data.terms, data.dones, discounts, q_target.heads(data.next_observations), online, q.reward_weights
-            )
-        heads = q.heads(data.observations)
-        idx = data.actions.long().view(-1, 1, 1).expand(-1, heads.shape[1], 1)
-        current = heads.gather(2, idx).squeeze(2)
-        td = ((current - target) * q.reward_weights.view(1, -1)).sum(dim=1, keepdim=True)
-        return current, target, td
+            if self.reward_heads:
+                picks = online.heads(data.next_observations) if self.double_q else None
+                values = target.heads(data.next_observations)
+                return head_targets(data.terms, data.dones, discounts, values, picks, online.reward_weights)
+            picks = online(data.next_observations) if self.double_q else None
+            return td_targets(data.rewards, data.dones, discounts, target(data.next_observations), picks)
+
+    def learn(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().learn(*args, **kwargs)
+        finally:  # the targets' worker lives as long as one call of learn
+            if self._overlapped is not None:
+                self._overlapped.close()
+                self._overlapped = None
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "_overlapped"]

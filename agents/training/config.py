@@ -11,7 +11,6 @@ written with ``tomli-w``.
 from __future__ import annotations
 
 import math
-import re
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -24,6 +23,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from agents.training.algorithms import ALGORITHMS, algorithm, options_of, own_options
 from agents.training.algos.base import option
 from agents.training.algos.ppo import PPOOptions
+from agents.training.devices import check_device
 from sim_env import MAX_ENVS
 from sim_env.env_config import MAX_CLICK_UPDATE, EnvConfig
 from sim_env.errors import UserInputError
@@ -32,20 +32,6 @@ from sim_env.files import check_plain_name
 _STRICT: dict[str, Any] = {"extra": "forbid"}
 # The [algo] section's type: the options of the algorithm its name names.
 AnyAlgoOptions = Annotated[Union[tuple(a.options for a in ALGORITHMS.values())], Field(discriminator="name")]  # noqa: UP007
-
-
-def check_device(device: str) -> None:
-    """A torch device this machine has: cpu, auto, or a CUDA device that exists."""
-    if device in ("cpu", "auto"):
-        return
-    m = re.fullmatch(r"cuda(?::(\d+))?", device)
-    if m is None:
-        raise UserInputError(f"run.device must be cpu, auto or cuda[:N], got {device!r}")
-    import torch
-
-    count = torch.cuda.device_count()
-    if int(m.group(1) or 0) >= count:
-        raise UserInputError(f"run.device={device!r}, but this machine has {count} CUDA device(s); use cpu or auto")
 
 
 def training_env() -> EnvConfig:
@@ -88,6 +74,7 @@ class RunSection:
     then: str = option(
         "", "a config to train next, resumed from this run's kept model (best/best.zip, else final), in runs/NAME/STAGE"
     )
+    then_set: list[str] = option([], "overrides (section.key=value) of run.then's config, e.g. run.minutes=0")
     seed: int = option(0)
     out_dir: str = option("runs")
     name: str = option("", "run folder name (default: algo and time)")
@@ -107,6 +94,7 @@ class RunSection:
         "> 0: judge models for best/ from a real-time page's start, the click in this intro update (their noisy "
         "starts after it too); 0: the traces' start",
     )
+    best_both: bool = option(False, "with run.best_click: judge from the traces' start too; the slower run counts")
     best_async: bool = option(
         False, "judge models for best/ in a process beside the learner, which trains on meanwhile (see judge.py)"
     )
@@ -210,6 +198,8 @@ class TrainConfig:
                 raise UserInputError(f"{where} must be a positive number, got {rate}")
         if not 0 <= (click := self.run.best_click) <= MAX_CLICK_UPDATE:
             raise UserInputError(f"run.best_click must be 0 or an intro update <= {MAX_CLICK_UPDATE}, got {click!r}")
+        if self.run.best_both and not self.run.best_click:
+            raise UserInputError("run.best_both judges from a click and from the traces' start: set run.best_click too")
         if not 0.0 <= self.run.best_min_success <= 1.0:
             raise UserInputError(f"run.best_min_success must be between 0 and 1, got {self.run.best_min_success}")
         if self.distill.teacher and self.algo.name not in ("ppo", "a2c"):
@@ -370,6 +360,16 @@ def _paths_relative_to(data: dict[str, Any], base: Path) -> None:
         if isinstance(table, dict) and name in table:
             v = table[name]
             table[name] = [under(x) for x in v] if isinstance(v, list) else under(v)
+    then_set = data.get("run", {}).get("then_set") if isinstance(data.get("run"), dict) else None
+    if isinstance(then_set, list) and all(isinstance(x, str) for x in then_set):
+        # The next stage's files, like this config's own, are relative to where it is set.
+        parsed = [parse_override(x) for x in then_set]
+        data["run"]["then_set"] = [
+            f"{sec}.{key}={_inline([under(x) for x in v] if isinstance(v, list) else under(v))}"
+            if (sec, key) in _FILE_PATHS
+            else item
+            for item, (sec, key, v) in zip(then_set, parsed, strict=True)
+        ]
 
 
 def _inline(value: Any) -> str:

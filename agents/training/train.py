@@ -43,6 +43,11 @@ from sim_env.errors import UserInputError
 from sim_env.files import write_json, write_text
 from sim_env.interrupts import StopRequest
 
+# Off-policy SB3 writes its logs every log_interval episodes (default 4): with 64 envs that is
+# several times per step, a few percent of the learner's time; one TensorBoard point per 100
+# episodes keeps the curves. On-policy algorithms log per rollout, as SB3 does.
+_EPISODES_PER_LOG = 100
+
 
 def train(
     cfg: TrainConfig,
@@ -93,7 +98,7 @@ def _check_stages(cfg: TrainConfig) -> None:
             chain = " -> ".join(Path(s).name for s in [*seen, cfg.run.then])
             raise UserInputError(f"run.then loops ({chain}); end the chain with a config whose run.then is empty")
         seen.append(cfg.run.then)
-        cfg = load_config(cfg.run.then)
+        cfg = load_config(cfg.run.then, cfg.run.then_set)
 
 
 def _next_stage(
@@ -106,7 +111,7 @@ def _next_stage(
     """Trains ``cfg.run.then`` from this run's kept model into ``run_dir/STAGE``; returns the
     last stage's summary with every stage's in ``stages``."""
     then = Path(cfg.run.then)
-    nxt = load_config(then)
+    nxt = load_config(then, cfg.run.then_set)
     # Where and how the chain runs is the first stage's; what it trains is the next config's.
     # A time budget (qwop train --minutes) caps every stage that has none of its own.
     nxt.run = replace(
@@ -142,6 +147,8 @@ def _train_in(
         cls = training_class(cfg)
         objects = custom_objects(Path(resume), cls, cfg.env_options(), cfg.algo.schedules())
         model = cls.load(resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=objects)
+        if hasattr(model, "overlap_targets"):  # how this run computes, not what the model is: the config's
+            model.overlap_targets = cfg.algo.overlap_targets  # type: ignore[union-attr]
         # Checkpoints name the buffer rl_model_replay_buffer_N_steps.npz beside rl_model_N_steps.zip.
         rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".npz")
         if not rb.is_file():  # an interrupted run's: interrupted.zip, interrupted_replay_buffer.npz
@@ -253,6 +260,7 @@ def _train_in(
                 progress_bar=False,  # TrainingProgress shows the budget and the latest episodes
                 reset_num_timesteps=not resume,
                 tb_log_name="tb",
+                log_interval=_EPISODES_PER_LOG if algorithm(cfg.algo.name).off_policy else 1,
             )
         except ActorDiedError as exc:  # the learner's work so far is kept
             _close_helpers(callbacks)

@@ -1,6 +1,6 @@
 """Training for real-time starts: evaluations start where asked (the traces' start unless a click
-is asked for, whatever the model was trained with), and ``run.best_click`` judges models from a
-real-time page's start after its click."""
+is asked for, whatever the model was trained with), ``run.best_click`` judges models from a
+real-time page's start after its click, and ``run.best_both`` from both starts."""
 
 from __future__ import annotations
 
@@ -69,6 +69,38 @@ def test_best_click_judges_models_from_a_real_time_pages_start(model, tmp_path) 
     assert clicked["kept"] and (tmp_path / "clicked" / "best.zip").is_file()
     assert "s from a click in update 90;" in kept_line(clicked) and "s from the start;" in kept_line(traces)
     assert np.isfinite(clicked["median_finish_time_s"])
+
+
+def test_best_both_judges_a_model_by_its_slower_start(model, tmp_path, monkeypatch) -> None:
+    from agents.training import best_model
+    from agents.training.best_model import ModelJudge, kept_line
+    from agents.training.config import load_config
+    from sim_env.errors import UserInputError
+
+    policy, info = model
+    meta = {"timesteps": 1, "clock": 0.0}
+    asked = []
+    real = best_model.evaluate_policy_sim
+
+    def noisy(*args, **kw):
+        asked.append((kw["episodes"], tuple(kw["start_click"])))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(best_model, "evaluate_policy_sim", noisy)
+    cfg = load_config(RECIPE, ["run.best_click=90", "run.best_both=true"])
+    row = ModelJudge(cfg, tmp_path / "both", 0.5, 16, confirm_episodes=8).judge(policy, meta)
+    assert row is not None and row["kept"] and row["click_update"] == 90
+    from_click = _played_from_click(policy, info["env"], 90)
+    assert row["start_run_times_s"] == [pytest.approx(44.70, abs=0.01), pytest.approx(from_click, abs=1e-9)]
+    assert row["start_run_time_s"] == max(row["start_run_times_s"]) == pytest.approx(from_click, abs=1e-9)
+    assert asked == [(8, ()), (8, (90, 90)), (4, ()), (4, (90, 90))]  # half the starts after each
+    assert "44.70 s from the start and " in kept_line(row) and "s from a click in update 90;" in kept_line(row)
+    # a model slower from the start than the kept one's slower run is not looked at again
+    judge = ModelJudge(cfg, tmp_path / "both", 0.5, 16)
+    judge.best_time = 45.0
+    assert judge.judge(policy, meta) is None
+    with pytest.raises(UserInputError, match=r"run\.best_both judges from a click"):
+        load_config(RECIPE, ["run.best_both=true"])
 
 
 def test_the_realtime_recipe_trains_from_real_time_starts(tmp_path) -> None:

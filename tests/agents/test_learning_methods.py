@@ -72,6 +72,44 @@ def test_sum_tree_totals_and_proportional_sampling():
         t.set([5], [1.0])
 
 
+def test_sum_tree_sums_are_a_full_rebuilds_and_find_walks_them():
+    rng = np.random.default_rng(3)
+    t = SumTree(1000)
+    leaves = np.zeros(1000)
+    for _ in range(40):
+        k = int(rng.integers(1, 300))
+        idx, p = rng.integers(0, 1000, k), rng.random(k) ** 3
+        t.set(idx, p)
+        for i, v in zip(idx, p, strict=True):  # repeated slots: the last wins
+            leaves[i] = v
+    rebuilt = np.zeros_like(t.tree)
+    rebuilt[t.leaves : t.leaves + 1000] = leaves
+    for node in range(t.leaves - 1, 0, -1):
+        rebuilt[node] = rebuilt[2 * node] + rebuilt[2 * node + 1]
+    assert np.array_equal(t.tree, rebuilt)  # bit for bit: every sum from its final children
+
+    def walk(x: float) -> int:
+        node = 1
+        while node < t.leaves:
+            left = t.tree[2 * node]
+            node, x = (2 * node + 1, x - left) if x >= left else (2 * node, x)
+        return node - t.leaves
+
+    mass = rng.random(2000) * t.total
+    found = t.find(mass)
+    walked = np.array([walk(x) for x in mass])
+    ok = leaves[walked] > 0  # where rounding lands on an empty leaf, find takes the next with weight
+    assert ok.mean() > 0.99 and np.array_equal(found[ok], walked[ok]) and np.all(leaves[found] > 0)
+    with pytest.raises(TypeError):
+        from agents.methods import _sum_tree
+
+        _sum_tree.set(t.tree.astype(np.float32), 1000, np.array([0]), np.array([1.0]))
+    before = t.tree.copy()
+    with pytest.raises(ValueError):  # nothing changes when one priority is bad
+        t.set([0, 1], [1.0, np.nan])
+    assert np.array_equal(t.tree, before)
+
+
 def _buffer(n_envs: int = 2, **kw) -> PrioritizedReplayBuffer:
     obs = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
     return PrioritizedReplayBuffer(64, obs, gym.spaces.Discrete(4), n_envs=n_envs, seed=0, **kw)
@@ -97,6 +135,9 @@ def test_prioritized_buffer_samples_by_td_error_with_weights():
     share = np.isin(s.indices, big).mean()
     assert share > 0.95  # priorities (9 + eps) vs eps
     assert torch.all(s.rewards[torch.as_tensor(np.isin(s.indices, big))] == 7.0)
+    pos, env = np.divmod(s.indices, buf.n_envs)  # slot = pos * n_envs + env
+    assert np.array_equal(s.observations.numpy(), buf.observations[pos, env])
+    assert np.array_equal(s.next_observations.numpy(), buf.next_observations[pos, env])
     w = s.weights.numpy().ravel()
     assert w.max() == pytest.approx(1.0) and np.all(w > 0)
     # the rarely drawn (low-priority) samples carry the largest correction
@@ -131,13 +172,14 @@ def test_double_q_targets_use_the_online_choice_valued_by_the_target_net():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("prioritized", [True, False])
-def test_pddqn_learns_the_corridor(prioritized):
+@pytest.mark.parametrize("prioritized,overlap", [(True, False), (False, False), (True, True)])
+def test_pddqn_learns_the_corridor(prioritized, overlap):
     env = Corridor(8)
     model = PrioritizedDoubleDQN(
         "MlpPolicy",
         env,
         prioritized=prioritized,
+        overlap_targets=overlap,  # the next batch's targets in a second thread
         learning_rate=3e-3,
         buffer_size=5_000,
         learning_starts=200,
@@ -566,7 +608,9 @@ def test_a_recipe_runs_its_next_stage_from_the_kept_model(tmp_path):
 
     recipes = tmp_path / "recipes"
     recipes.mkdir()
-    (recipes / "first.toml").write_text(_STAGE + 'steps = 600\nthen = "second.toml"\n')
+    # then_set changes the next stage for this chain only: its noise, not its budget of 400
+    then = 'then = "second.toml"\nthen_set = ["env.start_noise_updates=12"]\n'
+    (recipes / "first.toml").write_text(_STAGE + "steps = 600\n" + then)
     (recipes / "second.toml").write_text(_STAGE + "steps = 400\n[env]\nstart_noise_updates = 15\n")
     cfg = load_config(recipes / "first.toml", [f'run.out_dir="{tmp_path / "runs"}"', 'run.name="chain"'])
     lines: list[str] = []
@@ -577,7 +621,8 @@ def test_a_recipe_runs_its_next_stage_from_the_kept_model(tmp_path):
     # the second stage resumed the first's model (no best/ here: its final one) and took its own budget
     assert first["timesteps"] >= 600 and second["timesteps"] - first["timesteps"] >= 400
     model, info = load_model(second["model"])
-    assert model.num_timesteps == second["timesteps"] and info["env"]["start_noise_updates"] == 15
+    assert model.num_timesteps == second["timesteps"] and info["env"]["start_noise_updates"] == 12
+    assert load_config(recipes / "second.toml").env.start_noise_updates == 15
     assert any("next stage second.toml" in line for line in lines)
 
 
@@ -611,7 +656,7 @@ def test_a_stage_chain_that_loops_is_refused_before_training(tmp_path):
 
 
 def test_files_a_config_names_are_relative_to_it(tmp_path, monkeypatch):
-    from agents.training.config import load_config, to_toml
+    from agents.training.config import load_config, parse_override, to_toml
     from demos.simulate import save_keys_as_demo
     from sim_env.gaits import SHUFFLE, gait_keys
 
@@ -620,6 +665,7 @@ def test_files_a_config_names_are_relative_to_it(tmp_path, monkeypatch):
     save_keys_as_demo(gait_keys(SHUFFLE, 300), runs / "run.npz", {"note": "test"})
     (recipes / "r.toml").write_text(
         '[algo]\nname = "pddqn"\n[env]\nstart_runs = ["../runs/run.npz"]\n[imitation]\ninject = ["../runs"]\n'
+        '[run]\nthen_set = ["env.start_runs=[\'../runs/run.npz\']", "run.steps=5"]\n'
     )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -627,6 +673,11 @@ def test_files_a_config_names_are_relative_to_it(tmp_path, monkeypatch):
     cfg = load_config(recipes / "r.toml")
     assert cfg.env.start_runs == [str(runs / "run.npz")] and cfg.imitation.inject == [str(runs)]
     assert len(cfg.start_keys()) == 1  # found from another working directory
+    # so are those it sets for its next stage
+    assert [parse_override(x) for x in cfg.run.then_set] == [
+        ("env", "start_runs", [str(runs / "run.npz")]),
+        ("run", "steps", 5),
+    ]
     # an override's are the working directory's, kept absolute, so that the run's config.toml
     # (which the printed resume command reads) names the same files from its own folder
     cfg = load_config(recipes / "r.toml", ['env.start_runs=["../runs"]'])

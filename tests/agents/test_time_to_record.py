@@ -48,7 +48,18 @@ def test_marks_span_the_stages_of_the_chain(tmp_path: Path) -> None:
     assert second["env_steps"] > 800  # the first stage's steps and the second's
     assert 0 < first["cpu_min"] <= second["cpu_min"]
     assert result["record"] is None and result["target_s"] == 47.34
+    assert result["yardstick_ms"] > 0  # the machine's yardstick, for figures of different days
     assert (out / "run" / "final.zip").is_file()  # the first stage ended; the second was cut by the budget
+
+
+def test_the_yardstick_times_the_configs_own_network() -> None:
+    from agents.bench.time_to_record import yardstick_ms
+    from agents.training.config import load_config
+
+    small = yardstick_ms(load_config(None, ["policy.net_arch=[8]", "algo.batch_size=64"]), repeats=5)
+    # about 2,000 times the arithmetic: far slower on any machine
+    large = yardstick_ms(load_config(None, ["policy.net_arch=[512, 512]", "algo.batch_size=1024"]), repeats=5)
+    assert 0 < small < large
 
 
 def test_a_chain_that_ends_before_the_last_mark_gets_a_last_row(tmp_path: Path) -> None:

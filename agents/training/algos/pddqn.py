@@ -31,6 +31,7 @@ class PDDQNOptions(OffPolicyOptions):
         "demo_margin",
         "margin",
         "reward_heads",
+        "overlap_targets",
     )
 
     name: Literal["pddqn"] = option("pddqn", NAME_HELP)
@@ -43,6 +44,11 @@ class PDDQNOptions(OffPolicyOptions):
     demo_margin: float = option(0.0, "weight of DQfD's large-margin loss on demonstrations (0: off)")
     margin: float = option(0.8, "by how much the demonstrated action's Q must lead the others")
     reward_heads: bool = option(False, "one Q head per reward term, acting on their sum weighted as the env's reward")
+    overlap_targets: bool = option(
+        False,
+        "the next batch's targets in a second thread beside this batch's gradient step (batches sampled "
+        "one step early; agents/methods/overlapped_targets.py)",
+    )
 
     def check(self) -> None:
         super().check()
