@@ -168,6 +168,9 @@ class PredictedPlay:
         self.records: list[np.ndarray] = []  # every update of the session since page load
         self.stats = PlayStats()
         self.point = 0  # the update the next decision is for
+        # The update whose state the last decision was given (by decision_state or page_state):
+        # point - 1, or a later one when the page had already run past it.
+        self.decided_from = 0
         self._arrival = 0.0  # when the last records came (time.monotonic())
         self.first_update = 0  # the first update after the click
         self.margin = WorkMargin()  # how early work between decisions ends (grows under load)
@@ -274,12 +277,15 @@ class PredictedPlay:
 
     def decision_state(self) -> bytes | None:
         """The exact state just before the update the next decision is for (a snapshot): the
-        mirror's state run ahead with the keys held until then. None once the mirror has
-        differed from the page (then decide from :meth:`page_state` when the page gets there)."""
+        mirror's state run ahead with the keys held until then, or the last update followed if
+        the page has already run past that one (``decided_from`` says which). None once the
+        mirror has differed from the page (then decide from :meth:`page_state` when the page gets
+        there)."""
         assert self.mirror is not None
         if not self.mirror.ok:
             return None
         ahead = max(0, self.point - 1 - self.last_update)
+        self.decided_from = self.last_update + ahead
         return self.mirror.predict(np.full(ahead, self.page.held, dtype=np.int8))
 
     def deadline(self) -> float | None:
@@ -352,6 +358,7 @@ class PredictedPlay:
         target = max(self.point - 1, self.last_update)
         while self.last_update < target and not self.done:
             self._next()
+        self.decided_from = target
         rec = self._record_of(target)
         if rec is None:  # the game ended before that update
             rec = self.records[-1]

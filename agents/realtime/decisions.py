@@ -29,7 +29,9 @@ from sim_env.spec import CLICK_EVENT, RESET_EVENT_BASE
 
 @dataclass
 class DecisionLog:
-    """Per decision: the page update it was for, the controller's ``last_depth`` and the keys."""
+    """Per decision: the page update it was for (the one after the update whose state it was
+    made from, which is later than planned when the page had already run past the plan's), the
+    controller's ``last_depth`` and the keys."""
 
     intended: list[int] = field(default_factory=list)
     depth: list[int] = field(default_factory=list)

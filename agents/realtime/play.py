@@ -143,7 +143,7 @@ def play_episode(
             mask = controller.decide(
                 snap, page.held, None if snap is not None else play.page_state(), deadline=play.deadline()
             )
-            log.add(play.point, controller.last_depth, mask)
+            log.add(play.decided_from + 1, controller.last_depth, mask)  # the state it was made from
             cpu[0] += time.process_time() - c0
             play.act(mask, after_send=think, hold=getattr(controller, "hold", None))
             if on_update is not None:
@@ -217,6 +217,11 @@ def report(episodes: list[PlayedEpisode], where: str) -> dict[str, Any]:
     stage = np.concatenate([e.stage_ms for e in episodes]) if episodes else np.zeros(0)
     if len(stage):
         r["stage_ms_median"], r["stage_ms_p99"] = (float(x) for x in np.percentile(stage, [50, 99]))
+        # How much the planner planned: a slow machine decides more often from a beam it had no
+        # time to grow since the last decision (still a beam grown ahead, only not as far)
+        depths = [d for e in episodes for d in e.decision_log.depth]
+        r["beam_decisions"] = sum(d >= 0 for d in depths)
+        r["beam_grown_decisions"] = sum(d >= 1 for d in depths)
     if len(gaps):
         r["update_gap_ms_p1"], r["update_gap_ms_median"] = (float(x) for x in np.percentile(gaps, [1, 50]))
     return r
@@ -230,7 +235,10 @@ def format_play_report(r: dict[str, Any]) -> str:
             f"; keys sent {r['slack_ms_median']:.1f} ms before their update (1st percentile {r['slack_ms_p1']:.1f} ms)"
         )
     if "stage_ms_median" in r:
-        clock += f"; planner stages took {r['stage_ms_median']:.1f} ms (99th percentile {r['stage_ms_p99']:.1f} ms)"
+        clock += (
+            f"; planner stages took {r['stage_ms_median']:.1f} ms (99th percentile {r['stage_ms_p99']:.1f} ms), "
+            f"the beam grew before {r['beam_grown_decisions']} of its {r['beam_decisions']} decisions"
+        )
     mirror = "the mirror equalled the page at every update" if r["mirror_equal"] else "; ".join(r["divergences"])
     return (
         f"{format_report(r)}; decisions in their intended update {r['on_time_decisions']} of {r['decisions']} "

@@ -105,16 +105,14 @@ class ModelJudge:
             return [()]
         return [(), (click, click)] if self.cfg.run.best_both else [(click, click)]
 
-    def _noisy(self, model: Any, episodes: int, seed: int, bar: float) -> dict[str, Any]:
+    def _noisy(self, model: Any, options: dict[str, Any], episodes: int, seed: int, bar: float) -> dict[str, Any]:
         """Noisy starts after each of :meth:`starts`, ``episodes`` shared among them; each share
         must finish ``bar`` of its episodes (stopped once it cannot)."""
         starts = self.starts()
         share = max(1, episodes // len(starts))
         reports = []
         for s in starts:
-            r = evaluate_policy_sim(
-                model, self.cfg.env_options(), episodes=share, seed=seed, min_success=bar, start_click=s
-            )
+            r = evaluate_policy_sim(model, options, episodes=share, seed=seed, min_success=bar, start_click=s)
             reports.append(r)
             if r.get("below"):
                 break
@@ -134,8 +132,9 @@ class ModelJudge:
         """Judges ``model`` (made at ``meta["timesteps"]``); returns its row (``meta`` and the
         verdict) if it was looked at closely, None if its start run already ruled it out."""
         times = []
+        options = self.cfg.env_options()
         for s in self.starts():
-            start = evaluate_start_run(model, self.cfg.env_options(), s)
+            start = evaluate_start_run(model, options, s)
             if not start["best_run_finished"]:
                 return None
             times.append(float(start["best_run_time_s"]))
@@ -148,7 +147,7 @@ class ModelJudge:
         elif self.best_time is not None and t >= self.best_time:
             return None
         # Stopped as soon as the bar is out of reach: the same verdict, a fraction of the work.
-        noisy = self._noisy(model, self.episodes, SELECTION_SEED, bar)
+        noisy = self._noisy(model, options, self.episodes, SELECTION_SEED, bar)
         click = self.cfg.run.best_click
         row = {
             **meta,
@@ -164,7 +163,7 @@ class ModelJudge:
             row["screen_episodes"] = noisy["episodes"]  # stopped once the bar was out of reach
         n, rate = self.episodes, noisy["success_rate"]
         if row["kept"] and self.confirm_episodes > 0:
-            again = self._noisy(model, self.confirm_episodes, CONFIRM_SEED, self.min_success)
+            again = self._noisy(model, options, self.confirm_episodes, CONFIRM_SEED, self.min_success)
             row["confirm_success_rate"] = again["success_rate"]
             row["confirm_median_finish_time_s"] = again["median_finish_time_s"]
             row["kept"] = again["success_rate"] >= self.min_success

@@ -78,3 +78,28 @@ def test_qwop_play_check_makes_every_decision_again(tmp_path: Path) -> None:
     one_line_error(qwop("play", "--check", str(save_demo(tmp_path / "none.npz", demo.arrays, meta))), "no decisions")
     one_line_error(qwop("play", "--check", str(tmp_path / "missing.npz")), "trace not found")
     assert np.asarray(demo.arrays["events"]).size > 0
+
+
+def test_a_decision_made_after_the_page_ran_past_its_update_is_checked_from_the_state_it_had(
+    guide, tmp_path: Path
+) -> None:
+    # A busy browser delivers several updates' records at once, so the page can be past the
+    # update a decision was planned for; the decision is then made from the latest state, and
+    # the trace must say so, or the check makes it again from another state.
+    from agents.realtime.controllers import ControllerSettings
+    from agents.realtime.decisions import check_decisions
+    from agents.realtime.play import _episode_meta, play_episode
+    from browser_env.pages import SimulatedPage
+
+    settings = ControllerSettings("lookahead", horizon=2)
+    ctl = settings.build(guide)
+    e = play_episode(SimulatedPage(seed=1, burst=6), ctl, time_limit=8.0, strict=True)
+    log = e.decision_log
+    assert e.very_late >= 5  # the burst outran the plan, again and again (the runner falls soon)
+    from agents.training.evaluate import save_browser_recording
+
+    path = save_browser_recording(
+        e.records, e.initial, tmp_path / "t.npz", _episode_meta(e, str(MODEL), settings, "test"), e.initial_score_time
+    )
+    r = check_decisions(load_demo(path), str(path))
+    assert r["checked"] == len(log) >= 10 and r["equal"] == r["checked"], r["first_difference"]

