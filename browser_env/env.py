@@ -151,7 +151,7 @@ class QwopBrowserEnv(gym.Env[np.ndarray, np.int64]):
         noise = np.zeros(0, dtype=np.int8)
         if self.mode == "lockstep":
             g.new_page()
-            _, noise = self.config.draw_start(self.np_random, self._start_runs)  # start_click is refused
+            _, noise, _ = self.config.draw_start(self.np_random, self._start_runs)  # start_click is refused
             if noise.size:
                 self._records.append(g.run(noise))
                 self._keys.extend(int(k) for k in noise)

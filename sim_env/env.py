@@ -86,7 +86,7 @@ class QwopSimEnv(gym.Env[np.ndarray, np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self._env.reset()
-        click, noise = self.config.draw_start(self.np_random, self._start_runs)
+        click, noise, _ = self.config.draw_start(self.np_random, self._start_runs)
         if click:  # the click's own update is the episode's first
             self._env.start(clicked_start(click, self.config.sincos), 1)
         if noise.size:

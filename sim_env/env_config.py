@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -19,6 +19,14 @@ from sim_env.spec import SPEC
 _EPISODE: dict[str, dict[str, Any]] = SPEC["episode_options"]
 # A click at most a minute into the intro screen (a page waits there as long as it is left).
 MAX_CLICK_UPDATE = 60 * 30
+
+
+class Start(NamedTuple):
+    """Where an episode starts (:meth:`EnvConfig.draw_start`)."""
+
+    click: int  # the update its click lands in (0: the traces' start)
+    keys: np.ndarray  # int8 key masks played before its first step
+    run: int = -1  # the start run those keys begin (its index), -1 for none
 
 
 def _help(name: str) -> dict[str, str]:
@@ -156,20 +164,20 @@ class EnvConfig:
         except ValueError as exc:
             raise UserInputError(f"{exc}: each start run is a run's key masks, one per update") from None
 
-    def draw_start(self, rng: np.random.Generator, runs: Sequence[np.ndarray] = ()) -> tuple[int, np.ndarray]:
+    def draw_start(self, rng: np.random.Generator, runs: Sequence[np.ndarray] = ()) -> Start:
         """Where one episode starts: the update its click lands in (0: the traces' start; see
         ``start_click``) and the keys played before its first step (int8): with
         ``start_share``, a start run's keys (``runs``, from :meth:`start_keys`, from the traces'
         start) up to a random update; else 0..start_noise_updates random masks."""
         if runs and self.start_share > 0 and rng.random() < self.start_share:
-            run = runs[int(rng.integers(0, len(runs)))]
-            return 0, run[: int(rng.integers(0, len(run)))].copy()
+            i = int(rng.integers(0, len(runs)))
+            return Start(0, runs[i][: int(rng.integers(0, len(runs[i])))].copy(), i)
         click = int(rng.integers(self.start_click[0], self.start_click[1] + 1)) if self.start_click else 0
         n = self.start_noise_updates
         if not n:
-            return click, np.zeros(0, dtype=np.int8)
+            return Start(click, np.zeros(0, dtype=np.int8))
         count = int(rng.integers(0, n + 1))
-        return click, rng.integers(0, 16, count).astype(np.int8)
+        return Start(click, rng.integers(0, 16, count).astype(np.int8))
 
     def draw_late(self, rng: np.random.Generator, n: int) -> np.ndarray | None:
         """Per env, the late updates of its next step (uint8, 0 or 1; see ``late_decision_prob``),
@@ -200,4 +208,4 @@ def step_keys(before: list[int], mask: int, updates: int, late: int) -> list[int
     return [held] * d + [mask] * (updates - d)
 
 
-__all__ = ["REWARD_TERMS", "EnvConfig", "step_keys"]
+__all__ = ["REWARD_TERMS", "EnvConfig", "Start", "step_keys"]

@@ -6,10 +6,15 @@ and the same on every page, and the click zeroes the clock. So a click that land
 included, no keys held): real-time play starts there (``qwop play``), as episodes can
 (``EnvConfig.start_click``). ``click_update`` 0 names the traces' start: a page in lock-step mode,
 the click made at load and no update run.
+
+An episode can also start inside a run (``EnvConfig.start_runs``): the state after a run's first
+keys. :class:`RunStates` keeps those states every few updates along each run, so that such a
+start runs only the keys after the nearest one, not every key from the traces' start.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -58,4 +63,30 @@ def replay_keys(keys: np.ndarray, sincos: str = "fma", click_update: int = 0) ->
     return {k: np.asarray(v) for k, v in rows.items()}
 
 
-__all__ = ["clicked_start", "replay_keys", "start_game"]
+class RunStates:
+    """Exact states along start runs (each a run's key masks from the traces' start), after
+    every ``every`` updates. The state after keys from a start depends on those keys alone, so
+    restoring the nearest state and running the keys after it gives the same game, bit for bit,
+    as running them all (32 updates apart: 10 KB a state, 300 KB for a 40 s run)."""
+
+    def __init__(self, runs: Sequence[np.ndarray], sincos: str = "fma", every: int = 32) -> None:
+        if every < 1:
+            raise ValueError(f"every must be at least 1 update, got {every}")
+        self.every = int(every)
+        self._states: list[list[bytes]] = []
+        for keys in runs:
+            sim = QwopSim(sincos=sincos)
+            states = [sim.snapshot()]
+            for end in range(self.every, len(keys) + 1, self.every):
+                sim.advance(np.asarray(keys[end - self.every : end], dtype=np.int8))
+                states.append(sim.snapshot())
+            self._states.append(states)
+
+    def before(self, run: int, updates: int) -> tuple[bytes, int]:
+        """The kept state of ``run`` nearest at or before its first ``updates`` keys, and how
+        many keys it is after."""
+        j = min(updates // self.every, len(self._states[run]) - 1)
+        return self._states[run][j], j * self.every
+
+
+__all__ = ["RunStates", "clicked_start", "replay_keys", "start_game"]

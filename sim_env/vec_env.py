@@ -27,7 +27,7 @@ import sim_env
 from sim_env.env_config import EnvConfig, step_keys
 from sim_env.observation import OBS_SIZE
 from sim_env.rewards import REWARD_TERMS
-from sim_env.starts import clicked_start
+from sim_env.starts import RunStates, clicked_start
 
 
 class QwopVecEnv(VectorEnv):
@@ -53,6 +53,8 @@ class QwopVecEnv(VectorEnv):
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         self.config = EnvConfig.given(config, options)
         self._start_runs = self.config.start_keys(start_keys)
+        self._states: RunStates | None = None
+        self._max_updates = self.config.max_updates
         threads = num_threads if num_threads is not None else min(os.cpu_count() or 1, num_envs)
         self._batch = sim_env.BatchSim(num_envs, threads, self.config.episode, sincos=self.config.sincos)
         self.num_envs = num_envs
@@ -77,15 +79,27 @@ class QwopVecEnv(VectorEnv):
     def batch(self) -> sim_env.BatchSim:
         return self._batch
 
+    def _run_states(self) -> RunStates:
+        if self._states is None:  # built at the first start inside a run (a few ms a run)
+            self._states = RunStates(self._start_runs, self.config.sincos)
+        return self._states
+
     def _start_noise(self, idx: np.ndarray) -> None:
         if not (self.config.start_noise_updates or self._start_runs or self.config.start_click):
             return
         for i in idx:
-            click, keys = self.config.draw_start(self._np_random_envs, self._start_runs)
+            click, keys, run = self.config.draw_start(self._np_random_envs, self._start_runs)
             if click:  # the click's own update is the episode's first
                 self._batch.start_env(int(i), clicked_start(click, self.config.sincos), 1)
-            if keys.size:
-                self._batch.advance_env(int(i), keys)
+            done = 0
+            if run >= 0:  # inside a start run: from its nearest kept state (the same game)
+                state, done = self._run_states().before(run, len(keys))
+                if done and done < self._max_updates:
+                    self._batch.start_env(int(i), state, done)
+                else:
+                    done = 0
+            if keys.size > done:
+                self._batch.advance_env(int(i), keys[done:])
             self.episode_click[int(i)] = click
             self.episode_prefix[int(i)] = keys
             if self.track_keys:

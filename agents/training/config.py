@@ -95,9 +95,8 @@ class RunSection:
         "starts after it too); 0: the traces' start",
     )
     best_both: bool = option(False, "with run.best_click: judge from the traces' start too; the slower run counts")
-    best_async: bool = option(
-        False, "judge models for best/ in a process beside the learner, which trains on meanwhile (see judge.py)"
-    )
+    best_async: bool = option(False, "judge best/'s models in a process beside the learner, which trains on meanwhile")
+    judge_nice: int = option(0, "best_async: niceness added to the judge process (0-19): the learner and actor first")
     progress_bar: bool = option(True)
     torch_threads: int = option(1)
     device: str = option("cpu")
@@ -180,6 +179,7 @@ class TrainConfig:
         self.algo.check()
         for where, value, low, high in (
             ("run.seed", self.run.seed, 0, 2**32 - 1),
+            ("run.judge_nice", self.run.judge_nice, 0, 19),
         ):
             if not low <= value <= high:
                 raise UserInputError(f"{where} must be from {low:g} to {high:g}, got {value}")

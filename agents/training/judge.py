@@ -13,12 +13,16 @@ waiting: the judge always takes the freshest model, and a look dropped that way 
 (``dropped_looks`` in each row). At the end of a run the model waiting, if any, is judged
 before the run returns, so the next stage of a chain starts from the final verdict. If the
 judge process fails or is killed, the run goes on with judging in the learner.
+
+``run.judge_nice`` lowers the judge's CPU priority: where the learner and the actor fill the
+cores, the judge then runs in what they leave, and the freshest model waits longer for it.
 """
 
 from __future__ import annotations
 
 import io
 import multiprocessing
+import os
 import pickle
 import queue
 import shutil
@@ -61,6 +65,7 @@ def _judge_main(judge_data: bytes, base_model: str, jobs: Any, results: Any) -> 
 
         torch.set_num_threads(1)
         judge = pickle.loads(judge_data)
+        os.nice(judge.cfg.run.judge_nice)  # on a full machine, idle time only: the learner and actor go first
         model, _ = load_model(base_model)
         parent = multiprocessing.parent_process()
         while True:

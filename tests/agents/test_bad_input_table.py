@@ -37,6 +37,7 @@ UNWRITABLE = "/proc/qwop-test/out"  # no file can be made there, not even by roo
         (["train", "--set", "algo.learning_rate=nan", "--steps", "100"], "algo.learning_rate"),
         (["train", "--set", "env.time_limit=inf", "--steps", "100"], "time_limit"),
         (["train", "--set", "run.seed=-1", "--steps", "100"], "run.seed"),
+        (["train", "--set", "run.judge_nice=20", "--steps", "100"], "run.judge_nice"),
         (["search", "--updates", "100", "--speed-weight", "nan"], "--speed-weight"),
         (["diverge", "x.npz", "--tolerance", "-1"], "--tolerance"),
         (["play", "--sim", "--time-limit", "1e30"], "--time-limit"),

@@ -82,6 +82,25 @@ def test_the_newest_model_waits_for_a_busy_judge_and_replaces_an_older_one(tmp_p
     assert not process.busy and process.pending is None
 
 
+def test_a_nice_judge_runs_at_the_lower_priority_asked_for(tmp_path):
+    from agents.training.best_model import ModelJudge
+    from agents.training.config import load_config
+    from agents.training.judge import JudgeProcess
+
+    _, model = _setup()
+    cfg = load_config(RECIPE, ['run.then=""', "run.judge_nice=7"])
+    process = JudgeProcess(ModelJudge(cfg, tmp_path, 0.5, 32, 32), model)
+    try:
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        want, end = min(19, mine + 7), time.monotonic() + 60  # the judge sets it once it has started
+        while os.getpriority(os.PRIO_PROCESS, process._proc.pid) != want and time.monotonic() < end:
+            time.sleep(0.1)
+        assert os.getpriority(os.PRIO_PROCESS, process._proc.pid) == want
+        assert os.getpriority(os.PRIO_PROCESS, 0) == mine  # the learner's own is unchanged
+    finally:
+        process.finish(log=lambda s: None)
+
+
 def test_a_judge_that_dies_leaves_the_run_judging_in_the_learner(tmp_path):
     from agents.training.best_model import KeepBest
 

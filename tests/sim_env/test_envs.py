@@ -224,6 +224,33 @@ def test_episodes_start_inside_good_runs(tmp_path: Path) -> None:
         gymnasium.make("QwopSim-v0", start_share=1.5)
 
 
+def test_a_start_inside_a_run_from_its_nearest_kept_state_is_the_whole_runs_game() -> None:
+    # The batched env restores a state kept along the run and runs only the keys after it: the
+    # game, the observation (frame stack included) and the episode's clock must be those of
+    # every key run from the traces' start.
+    from demos.start_runs import start_run_keys
+    from sim_env.starts import RunStates
+    from sim_env.vec_env import QwopVecEnv
+
+    runs = start_run_keys([str(RECORD)])
+    venv = QwopVecEnv(8, 1, track_keys=True, start_keys=runs, start_share=1.0, frame_stack=2, sincos="generic")
+    venv.reset(seed=3)
+    for _ in range(3):
+        for i, keys in enumerate(venv.episode_prefix):
+            whole = sim_env.BatchSim(1, 1, venv.config.episode, sincos="generic")
+            whole.reset()
+            if keys.size:
+                whole.advance_env(0, keys)
+            assert whole.snapshot_env(0) == venv.batch.snapshot_env(i)
+            np.testing.assert_array_equal(whole.obs[0], venv.batch.obs[i])
+            assert whole.episode_updates[0] == venv.batch.episode_updates[i] == len(keys)
+        venv._start_noise(np.arange(8))
+    assert max(len(k) for k in venv.episode_prefix) > 32  # some began past a kept state
+    states = RunStates(runs, every=32)
+    assert states.before(0, 31)[1] == 0 and states.before(0, 64)[1] == 64
+    assert states.before(0, 10**6)[1] == 32 * (len(runs[0]) // 32)  # past the run: its last kept state
+
+
 def test_time_limit_truncates() -> None:
     env = gymnasium.make("QwopSim-v0", time_limit=1.0, frame_skip=4).unwrapped
     env.reset(seed=0)
