@@ -162,9 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     if args.vec:
-        from agents.bench.vec import bench_vec
+        from agents.bench.vec import bench_start_runs, bench_vec
 
         bench_vec(quick=args.quick, threads=args.threads)
+        bench_start_runs(quick=args.quick, threads=args.threads)
     return 0
 
 
