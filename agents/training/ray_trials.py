@@ -36,6 +36,7 @@ from agents.training.model_files import model_sidecar
 from agents.training.train import summarize, train
 from sim_env.errors import UserInputError, one_line
 from sim_env.files import write_json, write_text, write_whole
+from sim_env.interrupts import StopRequest
 
 _STOP_WAIT_S = 180.0  # how long stopped trials get to save their models
 
@@ -203,19 +204,22 @@ def _collect(ray: Any, refs: dict[Any, Trial], group: Path, log: Any, interrupte
             write_json(group / "trials.json", public)
 
     log(HEADER)
-    try:
-        while pending:  # short waits: Ctrl-C is seen between them
+    # Ctrl-C and SIGTERM as a stop request (a handler of our own: a job started in the
+    # background inherits SIGINT ignored, and Python then never raises KeyboardInterrupt)
+    with StopRequest() as stop:
+        while pending and not stop.requested:  # short waits: a stop request is seen between them
             ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
             take(ready)
-    except KeyboardInterrupt:
-        interrupted.append(True)
-        log(f"stopping {len(pending)} trials; each saves its model in its folder")
-        for ref in pending:
-            ray.cancel(ref)
-        ready, pending = ray.wait(pending, num_returns=len(pending), timeout=_STOP_WAIT_S)
-        take(ready)
+        if stop.requested:
+            interrupted.append(True)
         if pending:
-            log(f"{len(pending)} trials did not stop in time: see their folders in {group}")
+            log(f"stopping {len(pending)} trials; each saves its model in its folder")
+            for ref in pending:
+                ray.cancel(ref)
+            ready, pending = ray.wait(pending, num_returns=len(pending), timeout=_STOP_WAIT_S)
+            take(ready)
+            if pending:
+                log(f"{len(pending)} trials did not stop in time: see their folders in {group}")
     return rows
 
 

@@ -106,6 +106,9 @@ def test_ctrl_c_stops_every_trial_and_each_saves_its_model(tmp_path: Path) -> No
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # started as a shell starts a job in the background: SIGINT ignored, which Python then
+        # never turns into KeyboardInterrupt; the command's own handler must still see it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     end = time.monotonic() + 240
     while len(list(runs.glob("cut/*/tb/*/*"))) < 2:  # both trials are training
