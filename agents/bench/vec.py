@@ -6,15 +6,13 @@ envs starting half their episodes inside the planner's guided records (as the
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 
 import sim_env
+from agents.shipped import RECORDS
 from sim_env.actions import action_masks
 from sim_env.vec_env import QwopVecEnv
-
-RECORDS = Path(__file__).resolve().parents[1] / "records"
 
 
 def bench_vec(quick: bool, threads: int, raw_rate: float | None = None) -> dict[int, tuple[float, float]]:
