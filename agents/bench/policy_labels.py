@@ -12,7 +12,10 @@ the rollout metres it loses per decision against the best action (regret, on the
 states), its run from the standard start and its noisy starts (``--episodes``, simulator).
 A fit is ``LOSS:LEARNING_RATE``: ``margin`` is DQfD's large-margin loss on the label (margin
 0.1), ``advantage`` regresses the Q-values' advantages on half the rollouts' (scaled to the
-Q-values' spread) and half the model's own; both hold the mean Q-value where it was. Each fit
+Q-values' spread) and half the model's own, ``soft`` is the cross-entropy of the Q-values'
+softmax (scaled to the rollouts' spread) against the rollout values' softmax at
+``SOFT_TEMPERATURE_M``; all hold the mean Q-value where it was. ``--save-labels FILE`` keeps
+both sets of labels and ``--labels FILE`` fits on them again without labelling. Each fit
 starts from the model, ``--epochs`` epochs of Adam, one torch thread.
 """
 
@@ -25,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from agents.search.guided_rollouts import guide_from_sb3
-from agents.search.policy_labels import PolicyLabels, label_policy_states
+from agents.search.policy_labels import PolicyLabels, label_policy_states, load_labels, save_labels
 from agents.shipped import PRETRAINED
 from agents.training.evaluate import evaluate_policy_sim
 from agents.training.model_files import load_model
@@ -35,6 +38,10 @@ from sim_env.errors import UserInputError
 MARGIN = 0.1  # DQfD's margin, about the Q-values' median gap between the two best actions here
 ADVANTAGE_SHARE = 0.5  # the rollouts' share of the advantage target; the rest is the model's own
 ADVANTAGE_CLIP_M = 3.0  # rollout advantages beyond this many metres (falls) count as this many
+# A rollout 0.5 m ahead makes its action e times likelier: about twice the metres per decision
+# the model loses on its own states, so the targets stay soft where the rollouts are close
+SOFT_TEMPERATURE_M = 0.5
+LOSSES = ("margin", "advantage", "soft")
 
 
 def fit(model: Any, data: PolicyLabels, loss: str, learning_rate: float, epochs: int, seed: int = 0) -> list[float]:
@@ -55,12 +62,18 @@ def fit(model: Any, data: PolicyLabels, loss: str, learning_rate: float, epochs:
     scale = float(q0a.std() / va.std().clamp_min(1e-9))
     target = ((1 - ADVANTAGE_SHARE) * q0a + ADVANTAGE_SHARE * scale * va).float()
     q0_mean = q0.mean(1).float()
+    soft = torch.softmax(va / SOFT_TEMPERATURE_M, dim=1).float()
+    # the Q-values' advantages in units of the targets' logits
+    k = float(va.std() / SOFT_TEMPERATURE_M / q0a.std().clamp_min(1e-9))
 
     def batch_loss(idx: torch.Tensor) -> torch.Tensor:
         q = _logits(model, x[idx])
         if loss == "margin":
             bump = torch.full_like(q, MARGIN).scatter_(1, y[idx, None], 0.0)
             main = ((q + bump).max(dim=1).values - q.gather(1, y[idx, None])[:, 0]).mean()
+        elif loss == "soft":
+            logp = torch.log_softmax(k * (q - q.mean(1, keepdim=True)), dim=1)
+            main = -(soft[idx] * logp).sum(1).mean()
         else:
             main = ((q - q.mean(1, keepdim=True) - target[idx]) ** 2).mean()
         return main + ((q.mean(1) - q0_mean[idx]) ** 2).mean()
@@ -92,8 +105,10 @@ def _fit_spec(text: str) -> tuple[str, float]:
         rate = float(lr)
     except ValueError:
         rate = -1.0
-    if loss not in ("margin", "advantage") or not 0.0 < rate < 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a fit is margin:RATE or advantage:RATE, RATE in (0, 1)")
+    if loss not in LOSSES or not 0.0 < rate < 1.0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a fit is LOSS:RATE, LOSS one of {', '.join(LOSSES)}, RATE in (0, 1)"
+        )
     return loss, rate
 
 
@@ -109,21 +124,41 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="a smoke run: 4 games, lookahead 3, 2 epochs")
     ap.add_argument("--out", help="also write the rows as JSON to this new file")
+    ap.add_argument("--save-labels", metavar="FILE", help="keep the labels in this new file (.npz)")
+    ap.add_argument("--labels", metavar="FILE", help="fit on the labels --save-labels kept instead of labelling")
     args = ap.parse_args(argv)
     if args.quick:
         args.games, args.lookahead, args.epochs, args.episodes = 4, 3, 2, 4
     if min(args.games, args.lookahead, args.epochs, args.episodes, args.threads) < 1:
         raise UserInputError("--games, --lookahead, --epochs, --episodes and --threads must be at least 1")
+    if args.save_labels and Path(args.save_labels).exists():
+        raise UserInputError(f"{args.save_labels} exists; choose another --save-labels (nothing is overwritten)")
     if args.out and Path(args.out).exists():
         raise UserInputError(f"{args.out} exists; choose another --out (nothing is overwritten)")
     model, info = load_model(args.model)
     env = info["env"]
-    guide = guide_from_sb3(model, env, args.model)
-    sets = []
-    for games, seed in ((args.games, 0), (max(1, args.games // 2), 1)):
-        print(f"labelling the states of {games} games (lookahead {args.lookahead}, seed {seed}) ...", flush=True)
-        sets.append(label_policy_states(guide, guide, games, args.lookahead, args.mix, seed=seed, threads=args.threads))
-    train, held = sets
+    if args.labels:
+        kept, made = load_labels(args.labels)
+        if set(kept) != {"train", "held"}:
+            raise UserInputError(
+                f"{args.labels} has no train and held-out sets; --save-labels of this benchmark writes them"
+            )
+        train, held = kept["train"], kept["held"]
+        print(f"labels from {args.labels}: {made}")
+    else:
+        guide = guide_from_sb3(model, env, args.model)
+        sets = []
+        for games, seed in ((args.games, 0), (max(1, args.games // 2), 1)):
+            print(f"labelling the states of {games} games (lookahead {args.lookahead}, seed {seed}) ...", flush=True)
+            sets.append(
+                label_policy_states(
+                    guide, guide, games, args.lookahead, args.mix, seed=seed, threads=args.threads, progress=True
+                )
+            )
+        train, held = sets
+        if args.save_labels:
+            made = {"model": args.model, "games": args.games, "lookahead": args.lookahead, "mix": args.mix}
+            print(f"labels kept in {save_labels(args.save_labels, {'train': train, 'held': held}, made)}")
     print(f"{len(train.labels):,} states to learn from, {len(held.labels):,} held out")
     rows = [{"model": "as it is", **judge(model, env, train, held, args.episodes)}]
     for loss, rate in args.fit:

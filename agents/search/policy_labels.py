@@ -12,7 +12,11 @@ on ``threads`` threads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import zipfile
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +31,10 @@ from agents.search.guided_rollouts import (
 )
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
+from sim_env.files import write_new
 from sim_env.observation import observe
+
+LABELS_FORMAT = "qwop-policy-labels/1"
 
 FINISH_PACE_M_S = 3.0  # a finish's lead in time counted as metres: about a fast runner's pace
 FALL_COST_M = 10.0  # a fall ranks below any rollout that kept running a few metres behind
@@ -62,8 +69,12 @@ def label_policy_states(
     start_noise: int = 15,
     seed: int = 0,
     threads: int = 1,
+    progress: bool = False,
 ) -> PolicyLabels:
-    """Run ``games`` games as the module's docstring says and return what they recorded."""
+    """Run ``games`` games as the module's docstring says and return what they recorded
+    (``progress``: a bar of the states labelled and the games still running)."""
+    from tqdm import tqdm
+
     if games < 1 or lookahead < 1 or start_noise < 0 or not 0.0 <= mix <= 1.0:
         raise UserInputError("games and lookahead must be at least 1, start noise at least 0, mix in [0, 1]")
     if learner.action_set != expert.action_set or learner.frame_skip != expert.frame_skip:
@@ -78,10 +89,13 @@ def label_policy_states(
         live.add(one.snapshot(0))
     obs, labels, values, own = [], [], [], []
     finished = 0
+    bar = tqdm(desc="labelling", unit=" states", unit_scale=True, disable=not progress)
     for _ in range(MAX_DECISIONS):
         if not len(live):
             break
         k = len(live)
+        bar.update(k)
+        bar.set_postfix_str(f"{k} of {games} games running", refresh=False)
         states = np.asarray(live.body_states())
         mine = learner.act(states)
         out = policy_rollouts(
@@ -104,6 +118,7 @@ def label_policy_states(
         ended = np.asarray(step["ended"], dtype=bool)
         finished += int(np.sum(finished_100m(step)))
         live = nxt.select(np.flatnonzero(~ended).astype(np.int32))
+    bar.close()
     return PolicyLabels(
         obs=np.concatenate(obs).astype(np.float32),
         labels=np.concatenate(labels).astype(np.int64),
@@ -114,4 +129,40 @@ def label_policy_states(
     )
 
 
-__all__ = ["PolicyLabels", "label_policy_states"]
+def save_labels(path: str | Path, sets: dict[str, PolicyLabels], meta: dict[str, Any]) -> Path:
+    """Writes named sets of labels and how they were made to ``path`` (a taken name gets a
+    number); returns where."""
+    arrays: dict[str, np.ndarray] = {"format": np.array(LABELS_FORMAT), "meta": np.array(json.dumps(meta))}
+    for name, data in sets.items():
+        arrays.update({f"{name}.{f.name}": np.asarray(getattr(data, f.name)) for f in fields(PolicyLabels)})
+    return write_new(path, lambda f: np.savez_compressed(f, **arrays))
+
+
+def load_labels(path: str | Path) -> tuple[dict[str, PolicyLabels], dict[str, Any]]:
+    """The sets of labels :func:`save_labels` wrote and their meta, or a one-line error."""
+    p = Path(path)
+    if not p.is_file():
+        raise UserInputError(f"labels not found: {path} (--save-labels writes them)")
+    damaged = f"{p} is not a file of labels written by --save-labels (or it is damaged)"
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            if "format" not in z.files or str(z["format"]) != LABELS_FORMAT:
+                raise UserInputError(damaged)
+            names = sorted({k.split(".")[0] for k in z.files if "." in k})
+            sets = {}
+            for name in names:
+                kw = {f.name: z[f"{name}.{f.name}"] for f in fields(PolicyLabels)}
+                kw["finished"], kw["games"] = int(kw["finished"]), int(kw["games"])
+                data = PolicyLabels(**kw)
+                n = len(data.obs)
+                if not len(data.labels) == len(data.values) == len(data.learner) == n:
+                    raise UserInputError(damaged)
+                sets[name] = data
+            return sets, dict(json.loads(str(z["meta"])))
+    except UserInputError:
+        raise
+    except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError):
+        raise UserInputError(damaged) from None
+
+
+__all__ = ["PolicyLabels", "label_policy_states", "load_labels", "save_labels"]

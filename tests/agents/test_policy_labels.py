@@ -69,3 +69,19 @@ def test_the_benchmark_fits_and_reports_without_overwriting(tmp_path: Path, caps
         bench.main(["--quick", "--out", str(out)])
     with pytest.raises(SystemExit):
         bench.main(["--quick", "--fit", "hinge:0.1"])
+
+
+def test_kept_labels_are_fitted_on_again_with_the_same_rows(tmp_path: Path) -> None:
+    kept, first, again = tmp_path / "labels.npz", tmp_path / "a.json", tmp_path / "b.json"
+    assert bench.main(["--quick", "--fit", "soft:1e-3", "--save-labels", str(kept), "--out", str(first)]) == 0
+    assert bench.main(["--quick", "--fit", "soft:1e-3", "--labels", str(kept), "--out", str(again)]) == 0
+    a, b = json.loads(first.read_text())["rows"], json.loads(again.read_text())["rows"]
+    assert a == b and a[1]["model"] == "soft 0.001" and a[1]["loss"][1] < a[1]["loss"][0]
+    with pytest.raises(UserInputError, match="exists"):
+        bench.main(["--quick", "--save-labels", str(kept)])
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(kept.read_bytes()[:200])
+    with pytest.raises(UserInputError, match="damaged"):
+        bench.main(["--quick", "--labels", str(damaged)])
+    with pytest.raises(UserInputError, match="not found"):
+        bench.main(["--quick", "--labels", str(tmp_path / "none.npz")])
