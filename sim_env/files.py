@@ -5,6 +5,10 @@ searches, GIFs and videos, reports) is written to a temporary file beside it, fl
 and then renamed onto its name, which is atomic on one file system: a reader, a crash, a kill
 or Ctrl-C never leaves half a file under its name, only the old file or none.
 
+Files of arrays the harness reads back (openings, labels) carry a ``format`` entry and are
+opened with :func:`read_tagged_npz`, which turns a missing, foreign or damaged file into one
+line for the user.
+
 Outputs a user names are never overwritten: if the name is taken, the next free number is
 used (``best.gif``, then ``best-1.gif``, ``best-2.gif``) and the command says which it wrote
 (:func:`write_new`). Files a command keeps up to date by design (a search's own state, a
@@ -19,10 +23,13 @@ import os
 import re
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import numpy as np
 
 from sim_env.errors import UserInputError
 
@@ -175,3 +182,21 @@ __all__ = [
     "write_text",
     "write_whole",
 ]
+
+
+@contextmanager
+def read_tagged_npz(path: str | Path, fmt: str, missing: str, damaged: str) -> Iterator[Any]:
+    """The open ``.npz`` at ``path`` whose ``format`` entry is ``fmt``. A missing file raises
+    ``UserInputError(missing)``; a file of another format, or one that fails to read (in the
+    block too: a missing entry, a bad value), ``UserInputError(damaged)``."""
+    if not Path(path).is_file():
+        raise UserInputError(missing)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "format" not in z.files or str(z["format"]) != fmt:
+                raise UserInputError(damaged)
+            yield z
+    except UserInputError:
+        raise
+    except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError, RuntimeError):
+        raise UserInputError(damaged) from None

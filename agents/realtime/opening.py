@@ -22,7 +22,6 @@ are made again from its trace as before.
 from __future__ import annotations
 
 import json
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from sim_env.errors import UserInputError
-from sim_env.files import write_new
+from sim_env.files import read_tagged_npz, write_new
 from sim_env.starts import start_game
 
 FORMAT = "qwop-opening/1"
@@ -125,24 +124,17 @@ class Opening:
 
 def load_opening(path: str | Path) -> Opening:
     """The opening saved in ``path``, or a one-line error saying what is wrong with the file."""
-    p = Path(path)
-    if not p.is_file():
-        raise UserInputError(f"opening not found: {path} (qwop opening plans one)")
-    damaged = f"{p} is not an opening saved by qwop opening or qwop search --click-update (or it is damaged)"
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            if set(KEYS) - set(z.files) or str(z["format"]) != FORMAT:
-                raise UserInputError(damaged)
-            return Opening(
-                click_update=int(z["click_update"]),
-                sincos=str(z["sincos"]),
-                keys=np.asarray(z["keys"]),
-                meta=dict(json.loads(str(z["meta"]))),
-            )
-    except UserInputError:
-        raise
-    except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError, RuntimeError):
-        raise UserInputError(damaged) from None
+    missing = f"opening not found: {path} (qwop opening plans one)"
+    damaged = f"{path} is not an opening saved by qwop opening or qwop search --click-update (or it is damaged)"
+    with read_tagged_npz(path, FORMAT, missing, damaged) as z:
+        if set(KEYS) - set(z.files):
+            raise UserInputError(damaged)
+        return Opening(
+            click_update=int(z["click_update"]),
+            sincos=str(z["sincos"]),
+            keys=np.asarray(z["keys"]),
+            meta=dict(json.loads(str(z["meta"]))),
+        )
 
 
 class Planner(Protocol):

@@ -13,7 +13,6 @@ on ``threads`` threads.
 from __future__ import annotations
 
 import json
-import zipfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from agents.search.guided_rollouts import (
 )
 from sim_env.actions import action_masks
 from sim_env.errors import UserInputError
-from sim_env.files import write_new
+from sim_env.files import read_tagged_npz, write_new
 from sim_env.observation import observe
 
 LABELS_FORMAT = "qwop-policy-labels/1"
@@ -140,29 +139,18 @@ def save_labels(path: str | Path, sets: dict[str, PolicyLabels], meta: dict[str,
 
 def load_labels(path: str | Path) -> tuple[dict[str, PolicyLabels], dict[str, Any]]:
     """The sets of labels :func:`save_labels` wrote and their meta, or a one-line error."""
-    p = Path(path)
-    if not p.is_file():
-        raise UserInputError(f"labels not found: {path} (--save-labels writes them)")
-    damaged = f"{p} is not a file of labels written by --save-labels (or it is damaged)"
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            if "format" not in z.files or str(z["format"]) != LABELS_FORMAT:
+    missing = f"labels not found: {path} (--save-labels writes them)"
+    damaged = f"{path} is not a file of labels written by --save-labels (or it is damaged)"
+    with read_tagged_npz(path, LABELS_FORMAT, missing, damaged) as z:
+        sets = {}
+        for name in sorted({k.split(".")[0] for k in z.files if "." in k}):
+            kw = {f.name: z[f"{name}.{f.name}"] for f in fields(PolicyLabels)}
+            kw["finished"], kw["games"] = int(kw["finished"]), int(kw["games"])
+            data = PolicyLabels(**kw)
+            if not len(data.labels) == len(data.values) == len(data.learner) == len(data.obs):
                 raise UserInputError(damaged)
-            names = sorted({k.split(".")[0] for k in z.files if "." in k})
-            sets = {}
-            for name in names:
-                kw = {f.name: z[f"{name}.{f.name}"] for f in fields(PolicyLabels)}
-                kw["finished"], kw["games"] = int(kw["finished"]), int(kw["games"])
-                data = PolicyLabels(**kw)
-                n = len(data.obs)
-                if not len(data.labels) == len(data.values) == len(data.learner) == n:
-                    raise UserInputError(damaged)
-                sets[name] = data
-            return sets, dict(json.loads(str(z["meta"])))
-    except UserInputError:
-        raise
-    except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError):
-        raise UserInputError(damaged) from None
+            sets[name] = data
+        return sets, dict(json.loads(str(z["meta"])))
 
 
 __all__ = ["PolicyLabels", "label_policy_states", "load_labels", "save_labels"]
