@@ -169,21 +169,6 @@ def copy_whole(src: str | Path, dst: str | Path) -> Path:
         return write_whole(dst, lambda out: shutil.copyfileobj(f, out))
 
 
-__all__ = [
-    "PLAIN_NAME",
-    "check_out_folders",
-    "check_plain_name",
-    "check_writable",
-    "copy_whole",
-    "numbered",
-    "write_json",
-    "write_new",
-    "write_new_from_path",
-    "write_text",
-    "write_whole",
-]
-
-
 @contextmanager
 def read_tagged_npz(path: str | Path, fmt: str, missing: str, damaged: str) -> Iterator[Any]:
     """The open ``.npz`` at ``path`` whose ``format`` entry is ``fmt``. A missing file raises
@@ -200,3 +185,19 @@ def read_tagged_npz(path: str | Path, fmt: str, missing: str, damaged: str) -> I
         raise
     except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError, RuntimeError):
         raise UserInputError(damaged) from None
+
+
+__all__ = [
+    "PLAIN_NAME",
+    "check_out_folders",
+    "check_plain_name",
+    "check_writable",
+    "copy_whole",
+    "numbered",
+    "read_tagged_npz",
+    "write_json",
+    "write_new",
+    "write_new_from_path",
+    "write_text",
+    "write_whole",
+]

@@ -335,7 +335,7 @@ def test_play_follows_the_shipped_opening_in_the_original(tmp_path: Path) -> Non
         rows = (u >= first) & (u < last)
         differ = demo.arrays["keys"][rows] != opening.keys[u[rows] - first]
         off = int(u[rows][np.argmax(differ)]) if np.any(differ) else last
-        assert n == sum(u <= off for u in log["intended"]), (n, off, log)
+        assert n == sum(at <= off for at in log["intended"]), (n, off, log)
         p = qwop("play", "--check", str(trace))
         assert p.returncode == 0 and "decisions made again offline" in p.stdout, p.stdout + p.stderr[-2000:]
     assert on_time == int(clicks.group(1))
