@@ -115,9 +115,9 @@ def _fit_spec(text: str) -> tuple[str, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = OneLineParser(prog="python -m agents.bench.policy_labels", description=__doc__.split("\n\n")[0])
     ap.add_argument("model", nargs="?", default=str(PRETRAINED))
-    ap.add_argument("--games", type=int, default=64, help="games to learn from (half as many are held out)")
-    ap.add_argument("--lookahead", type=int, default=30, help="decisions of each rollout")
-    ap.add_argument("--mix", type=float, default=0.0, help="chance a game takes the label, not the model's action")
+    ap.add_argument("--games", type=int, help="games to learn from (half as many are held out; default 64)")
+    ap.add_argument("--lookahead", type=int, help="decisions of each rollout (default 30)")
+    ap.add_argument("--mix", type=float, help="chance a game takes the label, not the model's action (default 0)")
     ap.add_argument("--fit", type=_fit_spec, nargs="*", default=[("margin", 3e-5), ("advantage", 3e-5)])
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--episodes", type=int, default=128, help="noisy starts each model is judged on")
@@ -127,8 +127,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save-labels", metavar="FILE", help="keep the labels in this new file (.npz)")
     ap.add_argument("--labels", metavar="FILE", help="fit on the labels --save-labels kept instead of labelling")
     args = ap.parse_args(argv)
+    labelling = {"--games": args.games, "--lookahead": args.lookahead, "--mix": args.mix}
+    labelling["--save-labels"] = args.save_labels
+    if args.labels and any(v is not None for v in labelling.values()):
+        given = ", ".join(k for k, v in labelling.items() if v is not None)
+        raise UserInputError(f"--labels fits on kept labels, which were made already: drop {given}")
+    args.games = 64 if args.games is None else args.games
+    args.lookahead = 30 if args.lookahead is None else args.lookahead
+    args.mix = 0.0 if args.mix is None else args.mix
     if args.quick:
         args.games, args.lookahead, args.epochs, args.episodes = 4, 3, 2, 4
+    if not 0.0 <= args.mix <= 1.0:
+        raise UserInputError(f"--mix is a chance, from 0 to 1 (not {args.mix})")
     if min(args.games, args.lookahead, args.epochs, args.episodes, args.threads) < 1:
         raise UserInputError("--games, --lookahead, --epochs, --episodes and --threads must be at least 1")
     if args.save_labels and Path(args.save_labels).exists():
@@ -145,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         train, held = kept["train"], kept["held"]
         print(f"labels from {args.labels}: {made}")
+        source = {"labels": args.labels, "labelled": made}
     else:
         guide = guide_from_sb3(model, env, args.model)
         sets = []
@@ -156,9 +167,9 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
         train, held = sets
+        source = {"model": args.model, "games": args.games, "lookahead": args.lookahead, "mix": args.mix}
         if args.save_labels:
-            made = {"model": args.model, "games": args.games, "lookahead": args.lookahead, "mix": args.mix}
-            print(f"labels kept in {save_labels(args.save_labels, {'train': train, 'held': held}, made)}")
+            print(f"labels kept in {save_labels(args.save_labels, {'train': train, 'held': held}, source)}")
     print(f"{len(train.labels):,} states to learn from, {len(held.labels):,} held out")
     rows = [{"model": "as it is", **judge(model, env, train, held, args.episodes)}]
     for loss, rate in args.fit:
@@ -187,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
 
         write_json(
             args.out,
-            {"model": args.model, "games": args.games, "lookahead": args.lookahead, "mix": args.mix, "rows": rows},
+            {**source, "model": args.model, "rows": rows},
         )
     return 0
 

@@ -77,6 +77,11 @@ def test_kept_labels_are_fitted_on_again_with_the_same_rows(tmp_path: Path) -> N
     assert bench.main(["--quick", "--fit", "soft:1e-3", "--labels", str(kept), "--out", str(again)]) == 0
     a, b = json.loads(first.read_text())["rows"], json.loads(again.read_text())["rows"]
     assert a == b and a[1]["model"] == "soft 0.001" and a[1]["loss"][1] < a[1]["loss"][0]
+    assert json.loads(again.read_text())["labelled"]["lookahead"] == json.loads(first.read_text())["lookahead"] == 3
+    with pytest.raises(UserInputError, match="drop --games, --save-labels"):  # kept labels are not made again
+        bench.main(["--quick", "--labels", str(kept), "--games", "8", "--save-labels", str(tmp_path / "c.npz")])
+    with pytest.raises(UserInputError, match="--mix is a chance"):
+        bench.main(["--quick", "--mix", "1.5"])
     with pytest.raises(UserInputError, match="exists"):
         bench.main(["--quick", "--save-labels", str(kept)])
     damaged = tmp_path / "damaged.npz"
