@@ -11,7 +11,8 @@ and, as options, one Q head per reward term (:mod:`agents.methods.reward_heads`,
 multivariate reward representation), each trained on its own term; and DQfD's large-margin
 loss on demonstrations (Hester et al. 2018): on every sampled demonstration transition,
 ``max_a [Q(s, a) + margin * (a != a_demo)] - Q(s, a_demo)``, weighted by ``demo_margin``, so
-that the demonstrated action's value stays above the others by the margin.
+that the demonstrated action's value stays above the others by the margin; and n-step
+returns (``n_steps``; :mod:`agents.methods.prioritized_replay` says where a chain ends).
 
 Everything else (exploration, target updates, demonstration injection, saving, ``qwop eval``)
 is SB3's DQN. ``qwop train --set algo.name=pddqn`` uses it.
@@ -79,6 +80,7 @@ class PrioritizedDoubleDQN(DQN):
         demo_margin: float = 0.0,
         margin: float = 0.8,
         overlap_targets: bool = False,
+        n_steps: int = 1,
         replay_buffer_class: Any = None,
         replay_buffer_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
@@ -109,7 +111,11 @@ class PrioritizedDoubleDQN(DQN):
                 "demo_bonus": demo_bonus if prioritized else 0.0,
                 "n_terms": len(reward_weights) if reward_heads and reward_weights is not None else 0,
                 "seed": kwargs.get("seed"),
+                "n_steps": n_steps,
+                "gamma": kwargs.get("gamma", 0.99),
             }
+        else:
+            kwargs["n_steps"] = n_steps  # SB3's own n-step buffer
         super().__init__(
             policy,
             env,

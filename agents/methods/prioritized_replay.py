@@ -7,6 +7,14 @@ largest priority seen so far, the learner sets ``(|TD error| + eps) ** alpha`` a
 update, demonstrations get ``demo_bonus`` on top (DQfD's constant, so that a few expert
 transitions keep being replayed among many of the agent's own), and samples carry the
 importance-sampling weights ``(N P(i)) ** -beta``, normalised by the batch's largest.
+
+With ``n_steps`` > 1 a sampled transition carries its n-step return (Sutton 1988; one of
+Rainbow's parts, Hessel et al. 2018): the rewards of up to ``n_steps`` transitions of the same
+env, discounted, and the observation, end and discount ``gamma ** k`` of the last of them. The
+chain ends early at an episode's end (a fall, a finish or the time limit), at the newest stored
+step (what follows is not stored yet) and before a step of the other kind (a demonstration's
+among the agent's own, or the agent's among a demonstration's), so a return never mixes episodes.
+Priorities stay one per transition, set from the n-step TD error.
 """
 
 from __future__ import annotations
@@ -86,9 +94,14 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         demo_bonus: float = 1.0,
         n_terms: int = 0,
         seed: int | None = None,
+        n_steps: int = 1,
+        gamma: float = 0.99,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        if not (isinstance(n_steps, int) and n_steps >= 1) or not 0.0 <= gamma <= 1.0:
+            raise ValueError("need a whole n_steps >= 1 and 0 <= gamma <= 1")
+        self.n_steps, self.gamma = n_steps, gamma
         # reward terms per transition (info["reward_terms"]), for one Q head per term
         self.terms = np.zeros((self.buffer_size, self.n_envs, n_terms), dtype=np.float32) if n_terms else None
         if self.optimize_memory_usage:
@@ -124,18 +137,49 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         def rows(a: np.ndarray) -> np.ndarray:
             return a.reshape(self.buffer_size * self.n_envs, *a.shape[2:]).take(slots, axis=0)
 
+        if self.n_steps == 1:
+            last, rewards, discounts = slots, self._normalize_reward(rows(self.rewards).reshape(-1, 1), env), None
+            terms = None if self.terms is None else self.to_torch(rows(self.terms))
+        else:
+            last, joins, taken, length = self._chains(slots)
+            step_rewards = self._normalize_reward(self.rewards.reshape(-1)[taken], env)
+            rewards = (step_rewards * joins).sum(axis=1, keepdims=True, dtype=np.float32)
+            discounts = self.to_torch((self.gamma ** length.reshape(-1, 1)).astype(np.float32))
+            terms = None
+            if self.terms is not None:
+                flat_terms = self.terms.reshape(-1, self.terms.shape[-1])[taken]  # (batch, n, terms)
+                terms = self.to_torch((flat_terms * joins[..., None]).sum(axis=1, dtype=np.float32))
+        flat_dones = self.dones.reshape(-1)[last] * (1 - self.timeouts.reshape(-1)[last])
         data = (
             self._normalize_obs(rows(self.observations), env),
             rows(self.actions),
-            self._normalize_obs(rows(self.next_observations), env),
-            (rows(self.dones) * (1 - rows(self.timeouts))).reshape(-1, 1),
-            self._normalize_reward(rows(self.rewards).reshape(-1, 1), env),
+            self._normalize_obs(self.next_observations.reshape(-1, *self.obs_shape)[last], env),
+            flat_dones.reshape(-1, 1),
+            rewards,
         )
         tensors = tuple(map(self.to_torch, data))
-        terms = None if self.terms is None else self.to_torch(rows(self.terms))
         w = self.to_torch(weights.reshape(-1, 1).astype(np.float32))
         demo = self.to_torch((rows(self.is_demo) != 0).astype(np.float32).reshape(-1, 1))
-        return PrioritizedSamples(*tensors, None, w, slots, terms, demo)
+        return PrioritizedSamples(*tensors, discounts, w, slots, terms, demo)
+
+    def _chains(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For each sampled slot, its n-step chain: the slot of its last transition, each
+        step's discount (``gamma ** k`` while the chain goes on, 0 after), the flat slots of
+        the ``n_steps`` transitions it may take, (batch, n_steps), and its length."""
+        n, size, envs = self.n_steps, self.buffer_size, self.n_envs
+        pos, env = np.divmod(np.asarray(slots, dtype=np.int64), envs)
+        at = (pos[:, None] + np.arange(n)) % size
+        taken = at * envs + env[:, None]
+        stop = (self.dones.reshape(-1)[taken] != 0) | (self.timeouts.reshape(-1)[taken] != 0)
+        stop |= at == (self.pos - 1) % size  # the newest stored step: its successor is not stored yet
+        kind = self.is_demo.reshape(-1)[taken]
+        goes_on = ~stop[:, :-1] & (kind[:, 1:] == kind[:, :1])
+        joins = np.ones((len(slots), n), dtype=bool)
+        joins[:, 1:] = np.logical_and.accumulate(goes_on, axis=1)
+        length = joins.sum(axis=1)
+        last = taken[np.arange(len(slots)), length - 1]
+        discount = np.where(joins, self.gamma ** np.arange(n, dtype=np.float64), 0.0).astype(np.float32)
+        return last, discount, taken, length
 
     def update_priorities(self, slots: np.ndarray, td_errors: np.ndarray) -> None:
         """After a learning step: priority = (|TD error| + eps) ** alpha (+ demo_bonus)."""

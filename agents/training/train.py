@@ -22,6 +22,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 from agents.methods.distill import distill
 from agents.methods.imitation import DemoInjectionCallback, pretrain_bc
+from agents.methods.prioritized_replay import PrioritizedReplayBuffer
 from agents.methods.rnd import RNDLogger
 from agents.training.actor_learner import ActorDiedError, ActsInProcess
 from agents.training.algorithms import algorithm
@@ -149,6 +150,10 @@ def _train_in(
         model = cls.load(resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=objects)
         if hasattr(model, "overlap_targets"):  # how this run computes, not what the model is: the config's
             model.overlap_targets = cfg.algo.overlap_targets  # type: ignore[union-attr]
+        buffer = getattr(model, "replay_buffer", None)
+        if isinstance(buffer, PrioritizedReplayBuffer) and hasattr(cfg.algo, "n_steps"):
+            # the targets this run learns from are the config's, whatever the model learnt from before
+            buffer.n_steps = model.replay_buffer_kwargs["n_steps"] = cfg.algo.n_steps  # type: ignore[union-attr]
         # Checkpoints name the buffer rl_model_replay_buffer_N_steps.npz beside rl_model_N_steps.zip.
         rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".npz")
         if not rb.is_file():  # an interrupted run's: interrupted.zip, interrupted_replay_buffer.npz

@@ -157,6 +157,67 @@ def test_demonstrations_keep_a_priority_bonus():
     assert p[1] - p[0] == pytest.approx(0.5)
 
 
+def _chain_by_hand(buf: PrioritizedReplayBuffer, slot: int) -> tuple[float, np.ndarray, float, float, np.ndarray]:
+    """A sampled transition's n-step return, walked one step at a time: (return, last next
+    observation, its end flag, the bootstrap's discount, the return of each reward term)."""
+    pos, env = divmod(int(slot), buf.n_envs)
+    newest = (buf.pos - 1) % buf.buffer_size
+    total, terms, k = 0.0, np.zeros(buf.terms.shape[-1]), 0
+    while True:
+        at = (pos + k) % buf.buffer_size
+        total += buf.gamma**k * float(buf.rewards[at, env])
+        terms += buf.gamma**k * buf.terms[at, env]
+        ended = buf.dones[at, env] or buf.timeouts[at, env] or at == newest
+        after = (at + 1) % buf.buffer_size
+        if ended or k + 1 == buf.n_steps or buf.is_demo[after, env] != buf.is_demo[pos, env]:
+            done = float(buf.dones[at, env] * (1 - buf.timeouts[at, env]))
+            return total, buf.next_observations[at, env], done, buf.gamma ** (k + 1), terms
+        k += 1
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_n_step_returns_stop_at_an_end_the_newest_step_and_a_change_of_kind(full):
+    rng = np.random.default_rng(3)
+    buf = _buffer(n_envs=3, alpha=0.0, n_steps=4, gamma=0.9, n_terms=2)
+    size = buf.buffer_size  # steps of each env it holds
+    for i in range(size + 13 if full else size - 5):  # full: the oldest steps were written over
+        o = rng.normal(size=(3, 3)).astype(np.float32)
+        ends = rng.random(3) < 0.1
+        infos = [{"reward_terms": rng.normal(size=2), "TimeLimit.truncated": bool(end)} for end in ends]
+        buf.next_is_demo = 8 <= i % size < 11
+        done = (rng.random(3) < 0.15).astype(np.float32)
+        buf.add(o, o + 1, rng.integers(0, 4, (3, 1)), rng.normal(size=3).astype(np.float32), done, infos)
+    assert buf.timeouts.any() and buf.dones.any() and buf.is_demo.any()
+    s = buf.sample(1024)
+    lengths = np.round(np.log(s.discounts.numpy().ravel()) / np.log(0.9)).astype(int)
+    assert set(lengths) == {1, 2, 3, 4}  # every length of chain was drawn
+    for row, slot in enumerate(s.indices):
+        ret, next_obs, done, discount, terms = _chain_by_hand(buf, slot)
+        assert s.rewards[row, 0].item() == pytest.approx(ret, rel=1e-5, abs=1e-5)
+        assert np.array_equal(s.next_observations[row].numpy(), next_obs)
+        assert s.dones[row, 0].item() == done
+        assert s.discounts[row, 0].item() == pytest.approx(discount, rel=1e-6)
+        assert np.allclose(s.terms[row].numpy(), terms, atol=1e-5)
+    one_step = _buffer(n_envs=3, n_terms=0)
+    _add(one_step, 1.0)
+    assert one_step.sample(4).discounts is None  # one-step targets take the algorithm's gamma, as before
+
+
+def test_n_steps_is_an_option_of_pddqn_checked_and_passed_to_the_buffer():
+    from agents.training.config import load_config
+    from sim_env.errors import UserInputError
+
+    with pytest.raises(UserInputError, match=r"algo\.n_steps must be from 1 to 100"):
+        load_config(None, ['algo.name="pddqn"', "algo.n_steps=0"])
+    cfg = load_config(None, ['algo.name="pddqn"', "algo.n_steps=3"])
+    env = Corridor(8)
+    kwargs = {**cfg.algo.model_kwargs({}, []), "gamma": 0.95, "buffer_size": 100}
+    model = PrioritizedDoubleDQN("MlpPolicy", env, **kwargs)
+    assert (model.replay_buffer.n_steps, model.replay_buffer.gamma) == (3, 0.95)
+    uniform = PrioritizedDoubleDQN("MlpPolicy", env, prioritized=False, n_steps=3, buffer_size=100)
+    assert type(uniform.replay_buffer).__name__ == "NStepReplayBuffer" and uniform.replay_buffer.n_steps == 3
+
+
 # ---------------------------------------------------------------- double Q
 
 
@@ -172,14 +233,17 @@ def test_double_q_targets_use_the_online_choice_valued_by_the_target_net():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("prioritized,overlap", [(True, False), (False, False), (True, True)])
-def test_pddqn_learns_the_corridor(prioritized, overlap):
+@pytest.mark.parametrize(
+    "prioritized,overlap,n_steps", [(True, False, 1), (False, False, 1), (True, True, 1), (True, False, 3)]
+)
+def test_pddqn_learns_the_corridor(prioritized, overlap, n_steps):
     env = Corridor(8)
     model = PrioritizedDoubleDQN(
         "MlpPolicy",
         env,
         prioritized=prioritized,
         overlap_targets=overlap,  # the next batch's targets in a second thread
+        n_steps=n_steps,
         learning_rate=3e-3,
         buffer_size=5_000,
         learning_starts=200,
@@ -582,9 +646,13 @@ def test_the_human_record_recipe_trains_on_from_the_planner_s_records(tmp_path):
     assert cfg.env.start_share == 0.5 and cfg.run.best_target_s == 45.53 and cfg.run.best_min_success == 0.92
     assert cfg.batch.async_actor and cfg.run.best_async and not cfg.run.then
     sets = [f'run.out_dir="{tmp_path}"', "run.steps=1500", "run.minutes=0", "run.eval_episodes=2"]
-    sets += ["run.progress_bar=false", "run.checkpoint_every=0", "run.best_every=0"]
+    sets += ["run.progress_bar=false", "run.checkpoint_every=0", "run.best_every=0", "algo.n_steps=3"]
     summary = train(load_config(recipes / "human_record.toml", sets), resume=str(RECIPE_MODEL), log=lambda s: None)
     assert summary["timesteps"] >= 27_780_000 + 1500 and summary["eval"]["episodes"] == 2
+    from agents.training.model_files import load_model
+
+    model, _ = load_model(summary["model"])  # learnt from one-step targets; this run's config asked for three
+    assert model.replay_buffer_kwargs["n_steps"] == model.replay_buffer.n_steps == 3
 
 
 _STAGE = """

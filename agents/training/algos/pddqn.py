@@ -20,6 +20,7 @@ class PDDQNOptions(OffPolicyOptions):
         "demo_bonus": (0, math.inf),
         "demo_margin": (0, math.inf),
         "margin": (0, math.inf),
+        "n_steps": (1, 100),
     }
     PASSED: ClassVar[tuple[str, ...]] = (
         "double_q",
@@ -32,6 +33,7 @@ class PDDQNOptions(OffPolicyOptions):
         "margin",
         "reward_heads",
         "overlap_targets",
+        "n_steps",
     )
 
     name: Literal["pddqn"] = option("pddqn", NAME_HELP)
@@ -44,6 +46,7 @@ class PDDQNOptions(OffPolicyOptions):
     demo_margin: float = option(0.0, "weight of DQfD's large-margin loss on demonstrations (0: off)")
     margin: float = option(0.8, "by how much the demonstrated action's Q must lead the others")
     reward_heads: bool = option(False, "one Q head per reward term, acting on their sum weighted as the env's reward")
+    n_steps: int = option(1, "rewards summed into each target before the bootstrap (n-step returns; 1: one-step)")
     overlap_targets: bool = option(
         False,
         "the next batch's targets in a second thread beside this batch's gradient step (batches sampled "
