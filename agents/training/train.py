@@ -151,9 +151,9 @@ def _train_in(
         if hasattr(model, "overlap_targets"):  # how this run computes, not what the model is: the config's
             model.overlap_targets = cfg.algo.overlap_targets  # type: ignore[union-attr]
         buffer = getattr(model, "replay_buffer", None)
-        if isinstance(buffer, PrioritizedReplayBuffer) and hasattr(cfg.algo, "n_steps"):
+        if isinstance(buffer, PrioritizedReplayBuffer) and hasattr(cfg.algo, "multi_step"):
             # the targets this run learns from are the config's, whatever the model learnt from before
-            buffer.n_steps = model.replay_buffer_kwargs["n_steps"] = cfg.algo.n_steps  # type: ignore[union-attr]
+            buffer.n_steps = model.replay_buffer_kwargs["n_steps"] = cfg.algo.multi_step  # type: ignore[union-attr]
         # Checkpoints name the buffer rl_model_replay_buffer_N_steps.npz beside rl_model_N_steps.zip.
         rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".npz")
         if not rb.is_file():  # an interrupted run's: interrupted.zip, interrupted_replay_buffer.npz

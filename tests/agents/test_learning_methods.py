@@ -203,13 +203,13 @@ def test_n_step_returns_stop_at_an_end_the_newest_step_and_a_change_of_kind(full
     assert one_step.sample(4).discounts is None  # one-step targets take the algorithm's gamma, as before
 
 
-def test_n_steps_is_an_option_of_pddqn_checked_and_passed_to_the_buffer():
+def test_multi_step_is_an_option_of_pddqn_checked_and_passed_to_the_buffer():
     from agents.training.config import load_config
     from sim_env.errors import UserInputError
 
-    with pytest.raises(UserInputError, match=r"algo\.n_steps must be from 1 to 100"):
-        load_config(None, ['algo.name="pddqn"', "algo.n_steps=0"])
-    cfg = load_config(None, ['algo.name="pddqn"', "algo.n_steps=3"])
+    with pytest.raises(UserInputError, match=r"algo\.multi_step must be from 1 to 100"):
+        load_config(None, ['algo.name="pddqn"', "algo.multi_step=0"])
+    cfg = load_config(None, ['algo.name="pddqn"', "algo.multi_step=3"])
     env = Corridor(8)
     kwargs = {**cfg.algo.model_kwargs({}, []), "gamma": 0.95, "buffer_size": 100}
     model = PrioritizedDoubleDQN("MlpPolicy", env, **kwargs)
@@ -646,7 +646,7 @@ def test_the_human_record_recipe_trains_on_from_the_planner_s_records(tmp_path):
     assert cfg.env.start_share == 0.5 and cfg.run.best_target_s == 45.53 and cfg.run.best_min_success == 0.92
     assert cfg.batch.async_actor and cfg.run.best_async and not cfg.run.then
     sets = [f'run.out_dir="{tmp_path}"', "run.steps=1500", "run.minutes=0", "run.eval_episodes=2"]
-    sets += ["run.progress_bar=false", "run.checkpoint_every=0", "run.best_every=0", "algo.n_steps=3"]
+    sets += ["run.progress_bar=false", "run.checkpoint_every=0", "run.best_every=0", "algo.multi_step=3"]
     summary = train(load_config(recipes / "human_record.toml", sets), resume=str(RECIPE_MODEL), log=lambda s: None)
     assert summary["timesteps"] >= 27_780_000 + 1500 and summary["eval"]["episodes"] == 2
     from agents.training.model_files import load_model

@@ -20,7 +20,7 @@ class PDDQNOptions(OffPolicyOptions):
         "demo_bonus": (0, math.inf),
         "demo_margin": (0, math.inf),
         "margin": (0, math.inf),
-        "n_steps": (1, 100),
+        "multi_step": (1, 100),
     }
     PASSED: ClassVar[tuple[str, ...]] = (
         "double_q",
@@ -33,7 +33,6 @@ class PDDQNOptions(OffPolicyOptions):
         "margin",
         "reward_heads",
         "overlap_targets",
-        "n_steps",
     )
 
     name: Literal["pddqn"] = option("pddqn", NAME_HELP)
@@ -46,7 +45,7 @@ class PDDQNOptions(OffPolicyOptions):
     demo_margin: float = option(0.0, "weight of DQfD's large-margin loss on demonstrations (0: off)")
     margin: float = option(0.8, "by how much the demonstrated action's Q must lead the others")
     reward_heads: bool = option(False, "one Q head per reward term, acting on their sum weighted as the env's reward")
-    n_steps: int = option(1, "rewards summed into each target before the bootstrap (n-step returns; 1: one-step)")
+    multi_step: int = option(1, "rewards summed into each target before the bootstrap (n-step returns; 1: one-step)")
     overlap_targets: bool = option(
         False,
         "the next batch's targets in a second thread beside this batch's gradient step (batches sampled "
@@ -60,4 +59,6 @@ class PDDQNOptions(OffPolicyOptions):
 
     def model_kwargs(self, policy_kwargs: dict[str, Any], env_weights: list[float]) -> dict[str, Any]:
         reward_weights = list(env_weights) if self.reward_heads else None  # the heads' sum is the env's reward
-        return {**super().model_kwargs(policy_kwargs, env_weights), "reward_weights": reward_weights}
+        kwargs = super().model_kwargs(policy_kwargs, env_weights)
+        # SB3's DQN calls it n_steps; not here, where PPO's n_steps is its rollout length
+        return {**kwargs, "reward_weights": reward_weights, "n_steps": self.multi_step}
