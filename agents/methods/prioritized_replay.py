@@ -132,35 +132,35 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         probs = self.tree.get(slots) / self.tree.total
         weights = (self._stored() * probs) ** (-self.beta)
         weights = weights / weights.max()
-        # A slot is pos * n_envs + env, a row of each array seen flat: one take per array,
-        # several times faster than indexing by (pos, env).
-        def rows(a: np.ndarray) -> np.ndarray:
-            return a.reshape(self.buffer_size * self.n_envs, *a.shape[2:]).take(slots, axis=0)
-
+        rows = self._rows
         if self.n_steps == 1:
-            last, rewards, discounts = slots, self._normalize_reward(rows(self.rewards).reshape(-1, 1), env), None
-            terms = None if self.terms is None else self.to_torch(rows(self.terms))
+            last, discounts = slots, None
+            rewards = self._normalize_reward(rows(self.rewards, slots).reshape(-1, 1), env)
+            terms = None if self.terms is None else self.to_torch(rows(self.terms, slots))
         else:
-            last, joins, taken, length = self._chains(slots)
-            step_rewards = self._normalize_reward(self.rewards.reshape(-1)[taken], env)
-            rewards = (step_rewards * joins).sum(axis=1, keepdims=True, dtype=np.float32)
+            last, discount, taken, length = self._chains(slots)
+            step_rewards = self._normalize_reward(rows(self.rewards, taken), env)
+            rewards = (step_rewards * discount).sum(axis=1, keepdims=True, dtype=np.float32)
             discounts = self.to_torch((self.gamma ** length.reshape(-1, 1)).astype(np.float32))
             terms = None
-            if self.terms is not None:
-                flat_terms = self.terms.reshape(-1, self.terms.shape[-1])[taken]  # (batch, n, terms)
-                terms = self.to_torch((flat_terms * joins[..., None]).sum(axis=1, dtype=np.float32))
-        flat_dones = self.dones.reshape(-1)[last] * (1 - self.timeouts.reshape(-1)[last])
+            if self.terms is not None:  # (batch, n, terms) summed over the chain
+                terms = self.to_torch((rows(self.terms, taken) * discount[..., None]).sum(axis=1, dtype=np.float32))
         data = (
-            self._normalize_obs(rows(self.observations), env),
-            rows(self.actions),
-            self._normalize_obs(self.next_observations.reshape(-1, *self.obs_shape)[last], env),
-            flat_dones.reshape(-1, 1),
+            self._normalize_obs(rows(self.observations, slots), env),
+            rows(self.actions, slots),
+            self._normalize_obs(rows(self.next_observations, last), env),
+            (rows(self.dones, last) * (1 - rows(self.timeouts, last))).reshape(-1, 1),
             rewards,
         )
         tensors = tuple(map(self.to_torch, data))
         w = self.to_torch(weights.reshape(-1, 1).astype(np.float32))
-        demo = self.to_torch((rows(self.is_demo) != 0).astype(np.float32).reshape(-1, 1))
+        demo = self.to_torch((rows(self.is_demo, slots) != 0).astype(np.float32).reshape(-1, 1))
         return PrioritizedSamples(*tensors, discounts, w, slots, terms, demo)
+
+    def _rows(self, a: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """The rows of a (pos, env, ...) array at flat slots (pos * n_envs + env), in the slots'
+        shape: one take of the array seen flat, several times faster than indexing by (pos, env)."""
+        return a.reshape(self.buffer_size * self.n_envs, *a.shape[2:]).take(slots, axis=0)
 
     def _chains(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For each sampled slot, its n-step chain: the slot of its last transition, each
@@ -170,9 +170,9 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         pos, env = np.divmod(np.asarray(slots, dtype=np.int64), envs)
         at = (pos[:, None] + np.arange(n)) % size
         taken = at * envs + env[:, None]
-        stop = (self.dones.reshape(-1)[taken] != 0) | (self.timeouts.reshape(-1)[taken] != 0)
+        stop = (self._rows(self.dones, taken) != 0) | (self._rows(self.timeouts, taken) != 0)
         stop |= at == (self.pos - 1) % size  # the newest stored step: its successor is not stored yet
-        kind = self.is_demo.reshape(-1)[taken]
+        kind = self._rows(self.is_demo, taken)
         goes_on = ~stop[:, :-1] & (kind[:, 1:] == kind[:, :1])
         joins = np.ones((len(slots), n), dtype=bool)
         joins[:, 1:] = np.logical_and.accumulate(goes_on, axis=1)
