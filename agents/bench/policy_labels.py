@@ -115,9 +115,13 @@ def _fit_spec(text: str) -> tuple[str, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = OneLineParser(prog="python -m agents.bench.policy_labels", description=__doc__.split("\n\n")[0])
     ap.add_argument("model", nargs="?", default=str(PRETRAINED))
-    ap.add_argument("--games", type=int, help="games to learn from (half as many are held out; default 64)")
-    ap.add_argument("--lookahead", type=int, help="decisions of each rollout (default 30)")
-    ap.add_argument("--mix", type=float, help="chance a game takes the label, not the model's action (default 0)")
+    made_by = {  # the flags that make labels: their types, defaults and help
+        "games": (int, 64, "games to learn from (half as many are held out)"),
+        "lookahead": (int, 30, "decisions of each rollout"),
+        "mix": (float, 0.0, "chance a game takes the label, not the model's action"),
+    }
+    for name, (kind, default, text) in made_by.items():
+        ap.add_argument(f"--{name}", type=kind, help=f"{text} (default {default:g})")
     ap.add_argument("--fit", type=_fit_spec, nargs="*", default=[("margin", 3e-5), ("advantage", 3e-5)])
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--episodes", type=int, default=128, help="noisy starts each model is judged on")
@@ -127,14 +131,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save-labels", metavar="FILE", help="keep the labels in this new file (.npz)")
     ap.add_argument("--labels", metavar="FILE", help="fit on the labels --save-labels kept instead of labelling")
     args = ap.parse_args(argv)
-    labelling = {"--games": args.games, "--lookahead": args.lookahead, "--mix": args.mix}
-    labelling["--save-labels"] = args.save_labels
-    if args.labels and any(v is not None for v in labelling.values()):
-        given = ", ".join(k for k, v in labelling.items() if v is not None)
-        raise UserInputError(f"--labels fits on kept labels, which were made already: drop {given}")
-    args.games = 64 if args.games is None else args.games
-    args.lookahead = 30 if args.lookahead is None else args.lookahead
-    args.mix = 0.0 if args.mix is None else args.mix
+    given = [f"--{name}" for name in made_by if getattr(args, name) is not None]
+    if args.save_labels:
+        given.append("--save-labels")
+    if args.labels and given:
+        raise UserInputError(f"--labels fits on kept labels, which were made already: drop {', '.join(given)}")
+    for name, (_, default, _) in made_by.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     if args.quick:
         args.games, args.lookahead, args.epochs, args.episodes = 4, 3, 2, 4
     if not 0.0 <= args.mix <= 1.0:
