@@ -12,8 +12,8 @@ With ``n_steps`` > 1 a sampled transition carries its n-step return (Sutton 1988
 Rainbow's parts, Hessel et al. 2018): the rewards of up to ``n_steps`` transitions of the same
 env, discounted, and the observation, end and discount ``gamma ** k`` of the last of them. The
 chain ends early at an episode's end (a fall, a finish or the time limit), at the newest stored
-step (what follows is not stored yet) and before a step of the other kind (a demonstration's
-among the agent's own, or the agent's among a demonstration's), so a return never mixes episodes.
+step (what follows is not stored yet) and before an injected demonstration; a demonstration is a
+chain of one, since demonstrations are injected in shuffled order. So a return never mixes episodes.
 Priorities stay one per transition, set from the n-step TD error.
 """
 
@@ -172,8 +172,10 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         taken = at * envs + env[:, None]
         stop = (self._rows(self.dones, taken) != 0) | (self._rows(self.timeouts, taken) != 0)
         stop |= at == (self.pos - 1) % size  # the newest stored step: its successor is not stored yet
-        kind = self._rows(self.is_demo, taken)
-        goes_on = ~stop[:, :-1] & (kind[:, 1:] == kind[:, :1])
+        # Demonstrations are injected a row at a time in shuffled order, so the row after a demo
+        # is not its next step: a demo is a chain of one, and an agent's chain stops before one.
+        agent = self._rows(self.is_demo, taken) == 0
+        goes_on = ~stop[:, :-1] & agent[:, 1:] & agent[:, :1]
         joins = np.ones((len(slots), n), dtype=bool)
         joins[:, 1:] = np.logical_and.accumulate(goes_on, axis=1)
         length = joins.sum(axis=1)

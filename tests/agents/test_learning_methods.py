@@ -169,14 +169,14 @@ def _chain_by_hand(buf: PrioritizedReplayBuffer, slot: int) -> tuple[float, np.n
         terms += buf.gamma**k * buf.terms[at, env]
         ended = buf.dones[at, env] or buf.timeouts[at, env] or at == newest
         after = (at + 1) % buf.buffer_size
-        if ended or k + 1 == buf.n_steps or buf.is_demo[after, env] != buf.is_demo[pos, env]:
+        if ended or k + 1 == buf.n_steps or buf.is_demo[pos, env] or buf.is_demo[after, env]:
             done = float(buf.dones[at, env] * (1 - buf.timeouts[at, env]))
             return total, buf.next_observations[at, env], done, buf.gamma ** (k + 1), terms
         k += 1
 
 
 @pytest.mark.parametrize("full", [False, True])
-def test_n_step_returns_stop_at_an_end_the_newest_step_and_a_change_of_kind(full):
+def test_n_step_returns_stop_at_an_end_the_newest_step_and_a_demonstration(full):
     rng = np.random.default_rng(3)
     buf = _buffer(n_envs=3, alpha=0.0, n_steps=4, gamma=0.9, n_terms=2)
     size = buf.buffer_size  # steps of each env it holds
