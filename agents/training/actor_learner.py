@@ -141,8 +141,8 @@ class ActorFeed(VecEnv):
     action taken); ``step`` then returns that step's outcome. ``sync`` sends new weights."""
 
     def __init__(self, cfg: Any, observation_space: Any, action_space: Any, num_envs: int) -> None:
+        self.cfg = cfg  # before VecEnv's __init__, which reads render_mode through get_attr
         super().__init__(num_envs, observation_space, action_space)
-        self.cfg = cfg
         self._proc: Any = None
         self._pending: list[Any] = []
         self._last_obs: np.ndarray | None = None

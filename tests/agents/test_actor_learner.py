@@ -105,6 +105,22 @@ def test_the_actor_acts_with_the_weights_it_is_sent() -> None:
         model.env.close()
 
 
+def test_the_actors_env_is_made_without_a_warning() -> None:
+    import warnings
+
+    from agents.training.actor_learner import ActorFeed
+    from agents.training.config import load_config
+    from sim_env.vec_env import QwopVecEnv
+
+    cfg = load_config(None, SMALL)
+    probe = QwopVecEnv(1, 1, config=cfg.env)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # SB3 warns when a VecEnv cannot say its render_mode
+        feed = ActorFeed(cfg, probe.single_observation_space, probe.single_action_space, 4)
+    assert feed.render_mode is None
+    probe.close()
+
+
 def test_async_actor_needs_the_dqn_family() -> None:
     from agents.training.config import load_config
     from sim_env.errors import UserInputError
