@@ -105,7 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
 
-    cfg = load_config(args.config, args.set)
+    base = None
+    if args.resume:  # the model's own [algo] options, under what the config and --set give
+        from agents.training.resumed import resume_base
+
+        base = resume_base(args.resume)
+    cfg = load_config(args.config, args.set, base=base)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.to_record:

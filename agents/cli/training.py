@@ -188,7 +188,12 @@ def _train(args: argparse.Namespace) -> int:
     algo = _resume_algo(args.resume, args.algo) if args.resume else args.algo
     if algo:  # before the config is read: the [algo] options are the chosen algorithm's
         sets.append(f'algo.name="{algo}"')
-    cfg = load_config(args.config, sets)
+    if args.resume:  # the model's own [algo] options, under what the config and --set give
+        from agents.training.resumed import resume_base
+
+        cfg = load_config(args.config, sets, base=resume_base(args.resume))
+    else:
+        cfg = load_config(args.config, sets)
     if args.minutes is not None:
         cfg.run.minutes = args.minutes
     if args.steps is not None:  # a step budget replaces any time budget of the config

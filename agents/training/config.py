@@ -304,8 +304,10 @@ def parse_override(item: str) -> tuple[str, str, Any]:
     return section, name, value
 
 
-def load_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
-    """Defaults, then the file's values, then ``section.key=value`` overrides (TOML values)."""
+def load_config(
+    path: str | Path | None, overrides: list[str] | None = None, base: TrainConfig | None = None
+) -> TrainConfig:
+    """Defaults (``base``'s if given), then the file's values, then ``section.key=value`` overrides."""
     data: dict[str, Any] = {}
     if path:
         p = Path(path)
@@ -322,8 +324,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
     for item in overrides or []:
         section, name, value = parse_override(item)
         over.setdefault(section, {})[name] = value
-    # An override's files are relative to the working directory, and kept absolute, so that the
-    # run's config.toml names the same files from anywhere (its resume command reads it).
+    # An override's files are relative to the working directory, kept absolute for config.toml.
     _paths_relative_to(over, Path.cwd())
     for section, table in over.items():
         if section in data and not isinstance(data[section], dict):
@@ -335,7 +336,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         if not q.is_file():
             raise UserInputError(f'run.then names {q}, which is not a config file; fix the path or set run.then=""')
         data["run"]["then"] = str(q)
-    cfg = from_dict(data)
+    cfg = from_dict(data, base)
     cfg.validate()
     return cfg
 

@@ -78,7 +78,7 @@ def plain_unpickle(raw: bytes) -> Any:
     return _AllowListUnpickler(io.BytesIO(raw)).load()
 
 
-def _saved_data(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
+def saved_data(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
     """A model file's data table and its pickled entries (still pickled)."""
     try:
         with zipfile.ZipFile(path) as z:
@@ -104,7 +104,7 @@ def custom_objects(path: Path, algo_cls: Any, env_options: dict[str, Any], sched
     load. ``schedules`` overrides the stand-in schedules (a resumed run's clip range)."""
     observation_space, action_space = spaces_of(env_options)
     out: dict[str, Any] = {}
-    data, pickled = _saved_data(path)
+    data, pickled = saved_data(path)
     for key, raw in pickled.items():
         if key == "observation_space":
             out[key] = observation_space
@@ -219,5 +219,6 @@ __all__ = [
     "load_buffer",
     "plain_unpickle",
     "save_buffer",
+    "saved_data",
     "spaces_of",
 ]

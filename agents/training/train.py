@@ -38,6 +38,7 @@ from agents.training.callbacks import (
 from agents.training.config import TrainConfig, load_config, to_toml
 from agents.training.evaluate import evaluate_sim
 from agents.training.model_files import load_model, save_model
+from agents.training.resumed import load_kwargs, resume_base
 from agents.training.safe_loading import custom_objects, load_buffer, save_buffer
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
@@ -112,7 +113,9 @@ def _next_stage(
     """Trains ``cfg.run.then`` from this run's kept model into ``run_dir/STAGE``; returns the
     last stage's summary with every stage's in ``stages``."""
     then = Path(cfg.run.then)
-    nxt = load_config(then, cfg.run.then_set)
+    kept = run_dir / "best" / "best.zip"
+    start = kept if kept.is_file() else Path(summary["model"])
+    nxt = load_config(then, cfg.run.then_set, base=resume_base(start))
     # Where and how the chain runs is the first stage's; what it trains is the next config's.
     # A time budget (qwop train --minutes) caps every stage that has none of its own.
     nxt.run = replace(
@@ -124,8 +127,6 @@ def _next_stage(
         torch_threads=cfg.run.torch_threads,
         minutes=nxt.run.minutes or cfg.run.minutes,
     )
-    kept = run_dir / "best" / "best.zip"
-    start = kept if kept.is_file() else Path(summary["model"])
     log(f"{summarize(summary)}; next stage {then.name} from {start}")
     last = train(nxt, resume=str(start), log=log, callbacks=callbacks, _next_stage_of_a_chain=True)
     return {**last, "stages": [summary, *last.get("stages", [last])]}
@@ -147,13 +148,21 @@ def _train_in(
     if resume:
         cls = training_class(cfg)
         objects = custom_objects(Path(resume), cls, cfg.env_options(), cfg.algo.schedules())
-        model = cls.load(resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=objects)
+        # the options the config changes (agents/training/resumed.py), set before SB3 rebuilds
+        # the model's schedules and buffer
+        changed = load_kwargs(cfg, resume)
+        model = cls.load(
+            resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=objects, **changed
+        )
+        if changed:
+            log("resumed with " + ", ".join(f"algo.{k} = {v!r}" for k, v in changed.items()) + " (the config's)")
         if hasattr(model, "overlap_targets"):  # how this run computes, not what the model is: the config's
             model.overlap_targets = cfg.algo.overlap_targets  # type: ignore[union-attr]
         buffer = getattr(model, "replay_buffer", None)
         if isinstance(buffer, PrioritizedReplayBuffer) and hasattr(cfg.algo, "multi_step"):
             # the targets this run learns from are the config's, whatever the model learnt from before
             buffer.n_steps = model.replay_buffer_kwargs["n_steps"] = cfg.algo.multi_step  # type: ignore[union-attr]
+            buffer.gamma = model.replay_buffer_kwargs["gamma"] = cfg.algo.gamma  # type: ignore[union-attr]
         # Checkpoints name the buffer rl_model_replay_buffer_N_steps.npz beside rl_model_N_steps.zip.
         rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".npz")
         if not rb.is_file():  # an interrupted run's: interrupted.zip, interrupted_replay_buffer.npz

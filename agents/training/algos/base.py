@@ -29,6 +29,12 @@ class AlgoOptions:
     RANGES: ClassVar[dict[str, tuple[float, float]]] = {"rnd_weight": (0, math.inf), "rnd_decay_steps": (0, math.inf)}
     # The options handed to the algorithm's SB3 class under their own names (model_kwargs).
     PASSED: ClassVar[tuple[str, ...]] = ()
+    # Where a model file keeps an option, when not under its own name (agents/training/resumed.py):
+    # "entry" or "entry.key" of its data table; "" where it is not kept.
+    SAVED_AS: ClassVar[dict[str, str]] = {"name": "", "rnd_weight": "", "rnd_decay": "", "rnd_decay_steps": ""}
+    # Options a resumed model keeps (its replay buffer or network was made with them): a config
+    # that gives another value is refused rather than half applied.
+    FIXED_ON_RESUME: ClassVar[tuple[str, ...]] = ()
 
     name: str = option("ppo", NAME_HELP)
     learning_rate: float = option(3e-4)
@@ -93,6 +99,10 @@ class OffPolicyOptions(AlgoOptions):
         "exploration_fraction",
         "exploration_final_eps",
     )
+
+    # learning_starts counts from a new model's first step; a resumed run learns at once (or,
+    # without its buffer, once the buffer is full: agents/training/train.py)
+    SAVED_AS: ClassVar[dict[str, str]] = {"learning_starts": ""}
 
     batch_size: int = option(1024, "transitions per gradient step")
     buffer_size: int = option(200_000, "transitions the replay buffer holds")

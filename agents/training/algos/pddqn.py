@@ -35,6 +35,16 @@ class PDDQNOptions(OffPolicyOptions):
         "overlap_targets",
     )
 
+    SAVED_AS: ClassVar[dict[str, str]] = {
+        "per_alpha": "replay_buffer_kwargs.alpha",
+        "per_beta": "per_beta0",
+        "per_eps": "replay_buffer_kwargs.eps",
+        "demo_bonus": "replay_buffer_kwargs.demo_bonus",
+        "multi_step": "replay_buffer_kwargs.n_steps",  # applied to the loaded buffer (train.py)
+        "overlap_targets": "",  # how a run computes, not what the model is: always the config's
+    }
+    FIXED_ON_RESUME: ClassVar[tuple[str, ...]] = ("prioritized", "per_alpha", "per_eps", "demo_bonus", "reward_heads")
+
     name: Literal["pddqn"] = option("pddqn", NAME_HELP)
     double_q: bool = option(True, "double Q-learning targets (online net picks, target net values)")
     prioritized: bool = option(True, "prioritised replay (false: uniform, as dqn)")

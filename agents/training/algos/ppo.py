@@ -21,6 +21,8 @@ class PPOOptions(AlgoOptions):
     }
     PASSED: ClassVar[tuple[str, ...]] = ("n_steps", "batch_size", "n_epochs", "ent_coef", "clip_range", "gae_lambda")
 
+    SAVED_AS: ClassVar[dict[str, str]] = {"clip_range": ""}  # kept as code: a resumed run takes the config's
+
     name: Literal["ppo"] = option("ppo", NAME_HELP)
     n_steps: int = option(256, "steps per env and update")
     batch_size: int = option(1024, "minibatch size")
