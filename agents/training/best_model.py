@@ -25,7 +25,9 @@ SB3's ``EvalCallback`` keeps ``best_model.zip``.
 
 The run folder gets ``best/``: every kept model as ``best/start_<time>s_<steps>.zip`` (with
 its sidecar), ``best/best.zip`` (a copy of the latest kept), and ``best/best.json`` (one row
-per model looked at more closely: start run and noisy evaluation).
+per model looked at more closely: start run and noisy evaluation), and ``best/looks.csv``: every
+look, its env steps and its time from the standard start (empty for a run that did not finish),
+so the spread a run's models have from the start is on record, not only the ones kept.
 """
 
 from __future__ import annotations
@@ -92,6 +94,8 @@ class ModelJudge:
         self.best_time: float | None = None
         self.best_rate: float | None = None  # the latest kept model's share of judged starts finished
         self.rows: list[dict[str, Any]] = []
+        self.looks = 0  # models looked at (their run from the start)
+        self.fastest_look: float | None = None  # the fastest of those runs, kept or not
 
     def _phase_two(self) -> bool:
         """A kept model already runs under the target: from now on reliability counts."""
@@ -128,6 +132,25 @@ class ModelJudge:
             out["below"] = True
         return out
 
+    def _looked(self, meta: dict[str, Any], t: float | None) -> None:
+        """Counts a look and appends it to ``looks.csv`` (a line each: one write, nothing rewritten)."""
+        self.looks += 1
+        if t is not None and (self.fastest_look is None or t < self.fastest_look):
+            self.fastest_look = t
+        self.folder.mkdir(parents=True, exist_ok=True)
+        log = self.folder / "looks.csv"
+        line = f"{int(meta['timesteps'])},{'' if t is None else f'{t:.2f}'}\n"
+        with log.open("a", encoding="utf-8") as f:
+            f.write(("timesteps,start_run_time_s\n" if f.tell() == 0 else "") + line)
+
+    def status(self) -> str:
+        """What the judge has seen, for the progress line."""
+        if not self.looks:
+            return ""
+        fastest = f", fastest {self.fastest_look:.2f} s" if self.fastest_look is not None else ""
+        kept = f", kept {self.best_time:.2f} s" if self.best_time is not None else ""
+        return f"best/: {self.looks:,} looks{fastest}{kept}"
+
     def judge(self, model: Any, meta: dict[str, Any]) -> dict[str, Any] | None:
         """Judges ``model`` (made at ``meta["timesteps"]``); returns its row (``meta`` and the
         verdict) if it was looked at closely, None if its start run already ruled it out."""
@@ -136,9 +159,11 @@ class ModelJudge:
         for s in self.starts():
             start = evaluate_start_run(model, options, s)
             if not start["best_run_finished"]:
+                self._looked(meta, None)
                 return None
             times.append(float(start["best_run_time_s"]))
         t = max(times)  # with two starts, the slower run is the model's
+        self._looked(meta, t)
         bar = self.min_success
         if self._phase_two():
             if t >= self.target:

@@ -51,9 +51,10 @@ class TrainingProgress(BaseCallback):
     shows how the latest episodes went: the share that finished, the median distance and the
     best finish time of the last ``window`` episodes."""
 
-    def __init__(self, steps: int, seconds: float = 0.0, window: int = 100) -> None:
+    def __init__(self, steps: int, seconds: float = 0.0, window: int = 100, status: Any = None) -> None:
         super().__init__()
         self.steps, self.seconds = steps, seconds
+        self.status = status  # () -> str: more for the line (best/'s looks), "" for nothing
         self.distances: deque[float] = deque(maxlen=window)
         self.finishes: deque[float] = deque(maxlen=window)  # finish time, or inf for an episode that did not
         self._bar: Any = None
@@ -88,13 +89,15 @@ class TrainingProgress(BaseCallback):
         return True
 
     def summary(self) -> str:
+        more = self.status() if self.status is not None else ""
+        more = f"; {more}" if more else ""
         if not self.distances:
-            return f"{self.num_timesteps:,} steps, no episode ended yet"
+            return f"{self.num_timesteps:,} steps, no episode ended yet{more}"
         fin = np.array(self.finishes)
         best = f", best {fin.min():.2f} s" if np.isfinite(fin).any() else ""
         return (
             f"{self.num_timesteps:,} steps; last {len(fin)} episodes: finished {np.isfinite(fin).mean():.0%}, "
-            f"median {np.median(self.distances):.1f} m{best}"
+            f"median {np.median(self.distances):.1f} m{best}{more}"
         )
 
     def _on_training_end(self) -> None:

@@ -80,7 +80,7 @@ def _judge_main(judge_data: bytes, base_model: str, jobs: Any, results: Any) -> 
             meta, state = job
             load_model_state(model, state, int(meta["timesteps"]))
             row = judge.judge(model, meta)
-            results.put(("row", row, judge.best_time, judge.best_rate))
+            results.put(("row", row, judge.best_time, judge.best_rate, judge.looks, judge.fastest_look))
     except Exception:  # reported by the learner in one line, not as a traceback here
         results.put(("error", traceback.format_exc().strip().splitlines()[-1]))
 
@@ -135,7 +135,7 @@ class JudgeProcess:
             if msg[0] == "error":
                 self.failure = f"the judge process failed: {msg[1]}"
                 break
-            _, row, self.judge.best_time, self.judge.best_rate = msg
+            _, row, self.judge.best_time, self.judge.best_rate, self.judge.looks, self.judge.fastest_look = msg
             self.busy = False
             if row is not None:
                 self.judge.rows.append(row)

@@ -266,7 +266,9 @@ def _train_in(
     else:
         if cfg.run.progress_bar:
             log(f"TensorBoard logs: {tb} (watch with: tensorboard --logdir {tb})")
-            callbacks.append(TrainingProgress(total, cfg.run.minutes * 60.0))  # a time budget: seconds
+            keep = next((c for c in callbacks if isinstance(c, KeepBest)), None)
+            status = keep.judge.status if keep is not None else None
+            callbacks.append(TrainingProgress(total, cfg.run.minutes * 60.0, status=status))  # a time budget: seconds
         try:
             model.learn(
                 total_timesteps=total,

@@ -147,3 +147,25 @@ def test_a_run_with_a_judge_process_keeps_its_fastest_models(tmp_path):
     again = evaluate_sim(best / "best.zip", episodes=1, num_envs=1, start_noise_updates=0)
     assert again["best_run_finished"] and again["best_run_time_s"] == times[-1]
     assert not multiprocessing.active_children()  # the actor and the judge have ended
+    # every look is on record, those not looked at closely too: its steps and its time from the start
+    header, *looks = (best / "looks.csv").read_text().splitlines()
+    assert header == "timesteps,start_run_time_s" and len(looks) >= len(rows)
+    seen = dict(line.split(",") for line in looks)
+    assert all(seen[str(r["timesteps"])] == f"{r['start_run_time_s']:.2f}" for r in rows)
+    finished = [float(t) for t in seen.values() if t]
+    assert min(finished) == pytest.approx(times[-1], abs=0.005)
+
+
+def test_the_judges_status_counts_its_looks_and_names_the_fastest(tmp_path):
+    from agents.training.best_model import ModelJudge
+
+    cfg, _ = _setup()
+    judge = ModelJudge(cfg, tmp_path, 0.5, 4, 0)
+    assert judge.status() == ""
+    judge._looked({"timesteps": 10}, None)
+    judge._looked({"timesteps": 20}, 50.5)
+    judge._looked({"timesteps": 30}, 52.0)
+    assert judge.status() == "best/: 3 looks, fastest 50.50 s"
+    judge.best_time = 50.5
+    assert judge.status().endswith(", kept 50.50 s")
+    assert (tmp_path / "looks.csv").read_text() == "timesteps,start_run_time_s\n10,\n20,50.50\n30,52.00\n"
