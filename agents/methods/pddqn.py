@@ -12,7 +12,12 @@ multivariate reward representation), each trained on its own term; and DQfD's la
 loss on demonstrations (Hester et al. 2018): on every sampled demonstration transition,
 ``max_a [Q(s, a) + margin * (a != a_demo)] - Q(s, a_demo)``, weighted by ``demo_margin``, so
 that the demonstrated action's value stays above the others by the margin; and n-step
-returns (``n_steps``; :mod:`agents.methods.prioritized_replay` says where a chain ends).
+returns (``n_steps``; :mod:`agents.methods.prioritized_replay` says where a chain ends); and
+lower-bound targets (``return_bound``; He et al. 2017's optimality tightening, in its simplest
+form): each target is at least the discounted return its transition's episode went on to get.
+In a deterministic game (as this one is, given the keys) a return that happened after ``(s, a)``
+is one some policy gets from there, so it bounds ``Q*(s, a)`` from below, and a lucky fast run's
+values reach the states it came through at once, not one bootstrap at a time.
 
 Everything else (exploration, target updates, demonstration injection, saving, ``qwop eval``)
 is SB3's DQN. ``qwop train --set algo.name=pddqn`` uses it.
@@ -81,6 +86,7 @@ class PrioritizedDoubleDQN(DQN):
         margin: float = 0.8,
         overlap_targets: bool = False,
         n_steps: int = 1,
+        return_bound: bool = False,
         replay_buffer_class: Any = None,
         replay_buffer_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
@@ -113,8 +119,11 @@ class PrioritizedDoubleDQN(DQN):
                 "seed": kwargs.get("seed"),
                 "n_steps": n_steps,
                 "gamma": kwargs.get("gamma", 0.99),
+                "episode_returns": return_bound,
             }
         else:
+            if return_bound:
+                raise ValueError("return_bound needs the prioritised buffer (prioritized=True)")
             kwargs["n_steps"] = n_steps  # SB3's own n-step buffer
         super().__init__(
             policy,
@@ -183,7 +192,10 @@ class PrioritizedDoubleDQN(DQN):
                 values = target.heads(data.next_observations)
                 return head_targets(data.terms, data.dones, discounts, values, picks, online.reward_weights)
             picks = online(data.next_observations) if self.double_q else None
-            return td_targets(data.rewards, data.dones, discounts, target(data.next_observations), picks)
+            out = td_targets(data.rewards, data.dones, discounts, target(data.next_observations), picks)
+            if data.returns is not None:  # lower-bound targets: what the episode went on to get
+                out = torch.maximum(out, data.returns)
+            return out
 
     def learn(self, *args: Any, **kwargs: Any) -> Any:
         try:

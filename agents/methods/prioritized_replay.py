@@ -80,6 +80,7 @@ class PrioritizedSamples(NamedTuple):
     indices: np.ndarray  # flat slots (pos * n_envs + env), for update_priorities
     terms: torch.Tensor | None  # reward terms (batch, terms), when the buffer keeps them
     demo: torch.Tensor | None = None  # 1.0 for a demonstration's transition, else 0.0, (batch, 1)
+    returns: torch.Tensor | None = None  # the return to the episode's end (-inf: unknown), (batch, 1)
 
 
 class PrioritizedReplayBuffer(DemoReplayBuffer):
@@ -96,6 +97,7 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         seed: int | None = None,
         n_steps: int = 1,
         gamma: float = 0.99,
+        episode_returns: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -112,6 +114,11 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         self.tree = SumTree(self.buffer_size * self.n_envs)
         self.max_priority = 1.0
         self.rng = np.random.default_rng(seed)
+        # each transition's discounted return to its episode's end, once that end is stored
+        # (-inf until then, and for ends by the time limit and demonstrations): a lower bound
+        # of Q in a deterministic game (lower_bound_targets)
+        self.returns = np.full((self.buffer_size, self.n_envs), -np.inf, dtype=np.float32) if episode_returns else None
+        self._episode_rows: list[list[int]] = [[] for _ in range(self.n_envs)]  # not saved: see add
 
     def add(self, obs, next_obs, action, reward, done, infos) -> None:  # type: ignore[override]
         pos = self.pos
@@ -123,6 +130,29 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
             self.terms[pos] = np.stack([np.asarray(i["reward_terms"], dtype=np.float32) for i in infos])
         slots = pos * self.n_envs + np.arange(self.n_envs)
         self.tree.set(slots, self.max_priority + (self.demo_bonus if demo else 0.0))
+        if self.returns is not None:
+            self.returns[pos] = -np.inf  # the row's old returns, if the buffer wrapped
+            if not demo:
+                self._returns_of_ended(pos)
+
+    def _returns_of_ended(self, pos: int) -> None:
+        """Notes row ``pos`` in each env's episode and, for the episodes it ends, writes every
+        stored transition's discounted return. A buffer loaded from a file knows no episode
+        under way: those get returns from where this process first stored them (still exact)."""
+        for env in range(self.n_envs):
+            rows = self._episode_rows[env]
+            rows.append(pos)
+            if not self.dones[pos, env]:
+                if len(rows) > self.buffer_size:  # longer than the buffer: its first rows are gone
+                    del rows[0]
+                continue
+            self._episode_rows[env] = []
+            if self.timeouts[pos, env]:
+                continue  # cut by the time limit: what it would have gained after is unknown
+            at = np.asarray(rows)
+            discount = self.gamma ** np.arange(len(at), dtype=np.float64)
+            weighted = self.rewards[at, env].astype(np.float64) * discount
+            self.returns[at, env] = (np.cumsum(weighted[::-1])[::-1] / discount).astype(np.float32)
 
     def _stored(self) -> int:
         return (self.buffer_size if self.full else self.pos) * self.n_envs
@@ -155,7 +185,8 @@ class PrioritizedReplayBuffer(DemoReplayBuffer):
         tensors = tuple(map(self.to_torch, data))
         w = self.to_torch(weights.reshape(-1, 1).astype(np.float32))
         demo = self.to_torch((rows(self.is_demo, slots) != 0).astype(np.float32).reshape(-1, 1))
-        return PrioritizedSamples(*tensors, discounts, w, slots, terms, demo)
+        bounds = None if self.returns is None else self.to_torch(rows(self.returns, slots).reshape(-1, 1))
+        return PrioritizedSamples(*tensors, discounts, w, slots, terms, demo, bounds)
 
     def _rows(self, a: np.ndarray, slots: np.ndarray) -> np.ndarray:
         """The rows of a (pos, env, ...) array at flat slots (pos * n_envs + env), in the slots'

@@ -7,9 +7,11 @@ trained, ``--set algo.learning_rate=1e-5`` changes that one option, and the run 
 ``config.toml`` says what the run really used. The changed options reach the model through
 SB3's ``load(**kwargs)``, which sets them before the model rebuilds its schedules and buffers.
 
-Options the model's replay buffer or network were made with (``FIXED_ON_RESUME`` of each
+Options the model's network or kind of buffer were made with (``FIXED_ON_RESUME`` of each
 algorithm's options) are not changed on resume: a config giving another value is refused in
-one line.
+one line. The buffer's own settings (prioritised replay's exponent, the returns it keeps) are
+passed in its keyword table; a saved buffer whose arrays do not fit is refused when it is
+loaded.
 """
 
 from __future__ import annotations
@@ -34,6 +36,16 @@ def _where(options: type, name: str) -> str:
     return saved_as.get(name, name)
 
 
+def _entry(data: dict[str, Any], pickled: dict[str, bytes], entry: str) -> Any:
+    """An entry of a model's data table as plain data (None if it is not there, or not plain)."""
+    if entry not in pickled:
+        return data.get(entry)
+    try:
+        return plain_unpickle(pickled[entry])
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
+        return None  # not plain data (loading the model refuses it in one line)
+
+
 def saved_options(path: str | Path, algo: str) -> dict[str, Any]:
     """The ``[algo]`` options the model file ``path`` (of algorithm ``algo``) was trained with,
     those its data table keeps."""
@@ -45,19 +57,13 @@ def saved_options(path: str | Path, algo: str) -> dict[str, Any]:
         entry, _, key = where.partition(".")
         if not entry:
             continue
-        if entry in pickled:  # kept pickled: only plain data is read (train_freq, buffer kwargs)
-            try:
-                value = plain_unpickle(pickled[entry])
-            except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
-                continue  # not plain data (loading the model refuses it in one line)
-            if entry == "train_freq":
-                if getattr(value, "unit", None) is None or str(value.unit.value) != "step":
-                    continue
-                value = value.frequency
-        else:
-            value = data.get(entry)
-        if key:
-            value = value.get(key) if isinstance(value, dict) else None
+        value = _entry(data, pickled, entry)
+        if entry == "train_freq":  # SB3's (frequency, unit): the option counts env steps
+            if getattr(value, "unit", None) is None or str(value.unit.value) != "step":
+                continue
+            value = value.frequency
+        if key:  # a key missing from the table came after the model was made: it had the default
+            value = value.get(key, f.default) if isinstance(value, dict) else None
         if value is not None:
             out[f.name] = value
     return out
@@ -70,16 +76,14 @@ def resume_base(path: str | Path) -> TrainConfig:
     return from_dict({"algo": {"name": algo, **saved_options(path, algo)}})
 
 
-def load_kwargs(cfg: TrainConfig, path: str | Path) -> dict[str, Any]:
-    """The options SB3's ``load`` sets on the model ``path`` for a run of ``cfg``: those the
-    model keeps under their own names and the config changes. Raises for a changed option the
-    model cannot take (FIXED_ON_RESUME)."""
+def changed_options(cfg: TrainConfig, path: str | Path) -> dict[str, Any]:
+    """The ``[algo]`` options whose value in ``cfg`` differs from the model ``path``'s, with the
+    config's values. Raises for one the model cannot take (FIXED_ON_RESUME)."""
     options = type(cfg.algo)
-    saved = saved_options(path, cfg.algo.name)
     fixed = {n for cls in options.__mro__ for n in getattr(cls, "FIXED_ON_RESUME", ())}
     wanted = asdict(cfg.algo)
     out: dict[str, Any] = {}
-    for name, value in saved.items():
+    for name, value in saved_options(path, cfg.algo.name).items():
         if wanted[name] == value:
             continue
         if name in fixed:
@@ -87,10 +91,23 @@ def load_kwargs(cfg: TrainConfig, path: str | Path) -> dict[str, Any]:
                 f"algo.{name} is {value!r} in {path} and cannot change when it is resumed (got {wanted[name]!r}); "
                 f"leave it out, or train a new model"
             )
-        where = _where(options, name)
-        if "." not in where:
-            out[where] = wanted[name]
+        out[name] = wanted[name]
     return out
 
 
-__all__ = ["load_kwargs", "resume_base", "saved_options"]
+def load_kwargs(cfg: TrainConfig, path: str | Path, changed: dict[str, Any]) -> dict[str, Any]:
+    """What SB3's ``load`` sets on the model ``path`` for the ``changed`` options: each under the
+    name the model keeps it by, a setting of its buffer in the buffer's whole table."""
+    out: dict[str, Any] = {}
+    for name, value in changed.items():
+        entry, _, key = _where(type(cfg.algo), name).partition(".")
+        if key:
+            if entry not in out:
+                out[entry] = dict(_entry(*saved_data(Path(path)), entry) or {})
+            out[entry][key] = value
+        else:
+            out[entry] = value
+    return out
+
+
+__all__ = ["changed_options", "load_kwargs", "resume_base", "saved_options"]

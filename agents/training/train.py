@@ -38,7 +38,7 @@ from agents.training.callbacks import (
 from agents.training.config import TrainConfig, load_config, to_toml
 from agents.training.evaluate import evaluate_sim
 from agents.training.model_files import load_model, save_model
-from agents.training.resumed import load_kwargs, resume_base
+from agents.training.resumed import changed_options, load_kwargs, resume_base
 from agents.training.safe_loading import custom_objects, load_buffer, save_buffer
 from sim_env.env_config import EnvConfig
 from sim_env.errors import UserInputError
@@ -150,9 +150,14 @@ def _train_in(
         objects = custom_objects(Path(resume), cls, cfg.env_options(), cfg.algo.schedules())
         # the options the config changes (agents/training/resumed.py), set before SB3 rebuilds
         # the model's schedules and buffer
-        changed = load_kwargs(cfg, resume)
+        changed = changed_options(cfg, resume)
         model = cls.load(
-            resume, env=env, device=cfg.run.device, tensorboard_log=tb, custom_objects=objects, **changed
+            resume,
+            env=env,
+            device=cfg.run.device,
+            tensorboard_log=tb,
+            custom_objects=objects,
+            **load_kwargs(cfg, resume, changed),
         )
         if changed:
             log("resumed with " + ", ".join(f"algo.{k} = {v!r}" for k, v in changed.items()) + " (the config's)")

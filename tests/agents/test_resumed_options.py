@@ -55,11 +55,13 @@ def test_a_resume_keeps_the_models_options_and_applies_the_ones_given(tmp_path: 
         "algo.exploration_final_eps=0.01",
         "algo.exploration_fraction=0.0001",
         "algo.double_q=false",
+        "algo.per_alpha=0.3",  # kept in the buffer's settings: the buffer is made with it
+        "algo.return_bound=true",
     ]
     cfg = load_config(None, sets, base=base)
     logs: list[str] = []
     summary = train(cfg, resume=str(first), log=logs.append)
-    assert any("algo.learning_rate = 1e-05" in s for s in logs)
+    assert any("algo.learning_rate = 1e-05" in s and "algo.return_bound = True" in s for s in logs)
     from agents.training.model_files import load_model
 
     model, _ = load_model(summary["model"])
@@ -67,6 +69,7 @@ def test_a_resume_keeps_the_models_options_and_applies_the_ones_given(tmp_path: 
     assert model.exploration_rate == pytest.approx(0.01)  # the schedule was rebuilt from the new floor
     assert model.policy.optimizer.param_groups[0]["lr"] == pytest.approx(1e-5)
     assert model.target_update_interval == 1234  # kept: not given
+    assert model.replay_buffer.alpha == 0.3 and model.replay_buffer.returns is not None
     written = tomllib.loads((tmp_path / "second" / "config.toml").read_text())
     assert written["algo"]["target_update_interval"] == 1234 and written["algo"]["learning_rate"] == 1e-5
 
@@ -75,6 +78,6 @@ def test_an_option_the_model_cannot_change_is_refused_in_one_line(tmp_path: Path
     first = _first(tmp_path)
     args = ("train", "--resume", str(first), "--steps", "100", "--set", f'run.out_dir="{tmp_path}"')
     one_line_error(qwop(*args, "--set", "algo.prioritized=false"), "algo.prioritized", "cannot change")
-    one_line_error(qwop(*args, "--set", "algo.per_alpha=0.3"), "algo.per_alpha", "cannot change")
+    one_line_error(qwop(*args, "--set", "algo.reward_heads=true"), "algo.reward_heads", "cannot change")
     p = qwop("train", "--resume", str(first), "--print-config")
     assert p.returncode == 0 and "target_update_interval = 1234" in p.stdout  # the model's, not the default

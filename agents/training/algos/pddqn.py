@@ -33,6 +33,7 @@ class PDDQNOptions(OffPolicyOptions):
         "margin",
         "reward_heads",
         "overlap_targets",
+        "return_bound",
     )
 
     SAVED_AS: ClassVar[dict[str, str]] = {
@@ -42,8 +43,9 @@ class PDDQNOptions(OffPolicyOptions):
         "demo_bonus": "replay_buffer_kwargs.demo_bonus",
         "multi_step": "replay_buffer_kwargs.n_steps",  # applied to the loaded buffer (train.py)
         "overlap_targets": "",  # how a run computes, not what the model is: always the config's
+        "return_bound": "replay_buffer_kwargs.episode_returns",
     }
-    FIXED_ON_RESUME: ClassVar[tuple[str, ...]] = ("prioritized", "per_alpha", "per_eps", "demo_bonus", "reward_heads")
+    FIXED_ON_RESUME: ClassVar[tuple[str, ...]] = ("prioritized", "reward_heads")
 
     name: Literal["pddqn"] = option("pddqn", NAME_HELP)
     double_q: bool = option(True, "double Q-learning targets (online net picks, target net values)")
@@ -56,6 +58,11 @@ class PDDQNOptions(OffPolicyOptions):
     margin: float = option(0.8, "by how much the demonstrated action's Q must lead the others")
     reward_heads: bool = option(False, "one Q head per reward term, acting on their sum weighted as the env's reward")
     multi_step: int = option(1, "rewards summed into each target before the bootstrap (n-step returns; 1: one-step)")
+    return_bound: bool = option(
+        False,
+        "targets at least the return the transition's episode went on to get (lower-bound Q-learning: "
+        "in a deterministic game a return that happened is one Q can reach)",
+    )
     overlap_targets: bool = option(
         False,
         "the next batch's targets in a second thread beside this batch's gradient step (batches sampled "
@@ -66,6 +73,8 @@ class PDDQNOptions(OffPolicyOptions):
         super().check()
         if self.demo_margin > 0 and self.reward_heads:
             raise UserInputError("algo.demo_margin needs the scalar critic (no algo.reward_heads)")
+        if self.return_bound and (self.reward_heads or not self.prioritized):
+            raise UserInputError("algo.return_bound needs the scalar critic and prioritized = true")
 
     def model_kwargs(self, policy_kwargs: dict[str, Any], env_weights: list[float]) -> dict[str, Any]:
         reward_weights = list(env_weights) if self.reward_heads else None  # the heads' sum is the env's reward
