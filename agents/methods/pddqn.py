@@ -193,8 +193,9 @@ class PrioritizedDoubleDQN(DQN):
                 return head_targets(data.terms, data.dones, discounts, values, picks, online.reward_weights)
             picks = online(data.next_observations) if self.double_q else None
             out = td_targets(data.rewards, data.dones, discounts, target(data.next_observations), picks)
-            if data.returns is not None:  # lower-bound targets: what the episode went on to get
-                out = torch.maximum(out, data.returns)
+            bounds = getattr(data, "returns", None)  # the uniform path's samples are SB3's: none
+            if bounds is not None:  # lower-bound targets: what the episode went on to get
+                out = torch.maximum(out, bounds)
             return out
 
     def learn(self, *args: Any, **kwargs: Any) -> Any:
