@@ -84,3 +84,12 @@ def test_targets_are_at_least_the_return_and_the_option_is_checked():
     assert bound[1, 0] == 1e6  # a return above the bootstrap lifts the target to it
     assert torch.equal(bound[[0, 2]], plain[[0, 2]])  # unknown or lower: the bootstrap stands
     assert bound[3, 0] == max(0.0, plain[3, 0].item())
+
+
+def test_the_uniform_path_learns_without_returns():
+    from agents.methods.pddqn import PrioritizedDoubleDQN
+
+    # SB3's own buffer (prioritized = false): its samples carry no returns, the targets do without
+    model = PrioritizedDoubleDQN("MlpPolicy", "CartPole-v1", prioritized=False, learning_starts=50, batch_size=16)
+    model.learn(200)
+    assert model._n_updates > 0
