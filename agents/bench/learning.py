@@ -26,6 +26,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.training.config import load_config
 from agents.training.evaluate import evaluate_sim, evaluate_start_run, format_report
 from agents.training.model_files import save_model
+from agents.training.resumed import resume_base
 from agents.training.train import train
 from agents.usage import OneLineParser, minutes_float
 from sim_env.files import write_json
@@ -105,12 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
 
-    base = None
-    if args.resume:  # the model's own [algo] options, under what the config and --set give
-        from agents.training.resumed import resume_base
-
-        base = resume_base(args.resume)
-    cfg = load_config(args.config, args.set, base=base)
+    # a resumed model's own [algo] options, under what the config and --set give
+    cfg = load_config(args.config, args.set, base=resume_base(args.resume) if args.resume else None)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.to_record:

@@ -188,12 +188,10 @@ def _train(args: argparse.Namespace) -> int:
     algo = _resume_algo(args.resume, args.algo) if args.resume else args.algo
     if algo:  # before the config is read: the [algo] options are the chosen algorithm's
         sets.append(f'algo.name="{algo}"')
-    if args.resume:  # the model's own [algo] options, under what the config and --set give
-        from agents.training.resumed import resume_base
+    from agents.training.resumed import resume_base
 
-        cfg = load_config(args.config, sets, base=resume_base(args.resume))
-    else:
-        cfg = load_config(args.config, sets)
+    # a resumed model's own [algo] options, under what the config and --set give
+    cfg = load_config(args.config, sets, base=resume_base(args.resume) if args.resume else None)
     if args.minutes is not None:
         cfg.run.minutes = args.minutes
     if args.steps is not None:  # a step budget replaces any time budget of the config

@@ -118,7 +118,6 @@ class PrioritizedDoubleDQN(DQN):
                 "n_terms": len(reward_weights) if reward_heads and reward_weights is not None else 0,
                 "seed": kwargs.get("seed"),
                 "n_steps": n_steps,
-                "gamma": kwargs.get("gamma", 0.99),
                 "episode_returns": return_bound,
             }
         else:
@@ -133,6 +132,12 @@ class PrioritizedDoubleDQN(DQN):
             replay_buffer_kwargs=replay_buffer_kwargs,
             **kwargs,
         )
+
+    def _setup_model(self) -> None:
+        if self.replay_buffer_class is PrioritizedReplayBuffer:
+            # n-step returns discount as the model does (a resumed model's new gamma too)
+            self.replay_buffer_kwargs = {**(self.replay_buffer_kwargs or {}), "gamma": self.gamma}
+        super()._setup_model()
 
     def train(self, gradient_steps: int, batch_size: int = 100) -> None:
         self.policy.set_training_mode(True)

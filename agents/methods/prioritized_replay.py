@@ -19,7 +19,7 @@ Priorities stay one per transition, set from the n-step TD error.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import torch
@@ -85,6 +85,10 @@ class PrioritizedSamples(NamedTuple):
 
 class PrioritizedReplayBuffer(DemoReplayBuffer):
     """SB3 replay buffer (with demonstration flags) that samples by priority."""
+
+    # How the buffer samples, given when it is made: a buffer file restores the contents, not
+    # these, so a resumed run samples as its own config says (agents.training.safe_loading)
+    SETTINGS: ClassVar[tuple[str, ...]] = ("alpha", "eps", "demo_bonus", "n_steps", "gamma")
 
     def __init__(
         self,

@@ -179,7 +179,8 @@ def save_buffer(buffer: Any, path: str | Path) -> Path:
 
 def load_buffer(buffer: Any, path: str | Path) -> None:
     """Fills a freshly made replay buffer from :func:`save_buffer`'s file. Every field must be
-    one the buffer has, of its shape and type; anything else refuses the file."""
+    one the buffer has, of its shape and type; anything else refuses the file. The buffer's
+    ``SETTINGS`` (how it samples) stay those it was made with."""
     want = _buffer_fields(buffer)
     try:
         with np.load(path, allow_pickle=False) as z:
@@ -198,7 +199,10 @@ def load_buffer(buffer: Any, path: str | Path) -> None:
                 f"{path} does not fit this run's replay buffer ({key}: {value.shape} {value.dtype}, this run's "
                 f"{want[key].shape} {want[key].dtype}); resume with the configuration the run was saved with"
             )
+    settings = set(getattr(buffer, "SETTINGS", ()))
     for key, value in got.items():
+        if key in settings:
+            continue
         owner, name = buffer, key
         if "." in key:
             head, name = key.split(".", 1)

@@ -22,7 +22,6 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 from agents.methods.distill import distill
 from agents.methods.imitation import DemoInjectionCallback, pretrain_bc
-from agents.methods.prioritized_replay import PrioritizedReplayBuffer
 from agents.methods.rnd import RNDLogger
 from agents.training.actor_learner import ActorDiedError, ActsInProcess
 from agents.training.algorithms import algorithm
@@ -163,11 +162,6 @@ def _train_in(
             log("resumed with " + ", ".join(f"algo.{k} = {v!r}" for k, v in changed.items()) + " (the config's)")
         if hasattr(model, "overlap_targets"):  # how this run computes, not what the model is: the config's
             model.overlap_targets = cfg.algo.overlap_targets  # type: ignore[union-attr]
-        buffer = getattr(model, "replay_buffer", None)
-        if isinstance(buffer, PrioritizedReplayBuffer) and hasattr(cfg.algo, "multi_step"):
-            # the targets this run learns from are the config's, whatever the model learnt from before
-            buffer.n_steps = model.replay_buffer_kwargs["n_steps"] = cfg.algo.multi_step  # type: ignore[union-attr]
-            buffer.gamma = model.replay_buffer_kwargs["gamma"] = cfg.algo.gamma  # type: ignore[union-attr]
         # Checkpoints name the buffer rl_model_replay_buffer_N_steps.npz beside rl_model_N_steps.zip.
         rb = Path(str(resume).replace(".zip", "").replace("rl_model_", "rl_model_replay_buffer_") + ".npz")
         if not rb.is_file():  # an interrupted run's: interrupted.zip, interrupted_replay_buffer.npz

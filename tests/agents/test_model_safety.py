@@ -104,3 +104,22 @@ def test_a_replay_buffer_round_trips_without_pickle(tmp_path: Path) -> None:
     small = PrioritizedReplayBuffer(32, obs_space, act_space, n_envs=2)
     with pytest.raises(ValueError, match="does not fit"):
         load_buffer(small, path)
+
+
+def test_a_buffer_file_restores_the_contents_not_the_settings(tmp_path: Path) -> None:
+    import gymnasium as gym
+    import numpy as np
+
+    from agents.methods.prioritized_replay import PrioritizedReplayBuffer
+    from agents.training.safe_loading import load_buffer, save_buffer
+
+    space, actions = gym.spaces.Box(-1, 1, (2,), np.float32), gym.spaces.Discrete(3)
+    saved = PrioritizedReplayBuffer(64, space, actions, n_envs=2, alpha=0.6, n_steps=1, gamma=0.99)
+    o = np.ones((2, 2), np.float32)
+    saved.add(o, o, np.zeros((2, 1)), np.ones(2, np.float32), np.zeros(2, np.float32), [{}, {}])
+    path = save_buffer(saved, tmp_path / "buffer.npz")
+    # a resumed run's buffer, made with its own config's settings
+    resumed = PrioritizedReplayBuffer(64, space, actions, n_envs=2, alpha=0.3, n_steps=3, gamma=0.9, demo_bonus=0.5)
+    load_buffer(resumed, path)
+    assert (resumed.alpha, resumed.n_steps, resumed.gamma, resumed.demo_bonus) == (0.3, 3, 0.9, 0.5)
+    assert resumed.pos == 1 and np.array_equal(resumed.observations[0], o)

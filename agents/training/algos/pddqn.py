@@ -41,7 +41,7 @@ class PDDQNOptions(OffPolicyOptions):
         "per_beta": "per_beta0",
         "per_eps": "replay_buffer_kwargs.eps",
         "demo_bonus": "replay_buffer_kwargs.demo_bonus",
-        "multi_step": "replay_buffer_kwargs.n_steps",  # applied to the loaded buffer (train.py)
+        "multi_step": "replay_buffer_kwargs.n_steps",
         "overlap_targets": "",  # how a run computes, not what the model is: always the config's
         "return_bound": "replay_buffer_kwargs.episode_returns",
     }
